@@ -1,0 +1,37 @@
+# Each target creates the virtual environment it needs.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-dev
+
+.PHONY: run test lint typecheck bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## Show the bundled example tools (the main job).
+run: $(STAMP)
+	$(BIN)/forge-tools list
+
+## Lint, type-check and run the whole test suite.
+test: $(STAMP)
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q --cov=forge --cov-report=term-missing:skip-covered
+
+$(VENV)/.installed-bench: pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+## Run the benchmarks against the peers (writes nothing; paste the table into bench/README.md).
+bench: $(VENV)/.installed-bench
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build dist

@@ -1,0 +1,42 @@
+"""Run every benchmark and print the Markdown tables (``make bench`` runs this file).
+
+Usage: ``python bench/run_all.py`` from the repository root, in an environment with the
+``bench`` extra installed (``pip install -e '.[bench]'``). Nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_foundation
+import bench_validators
+
+
+def header() -> str:
+    """One line identifying the interpreter, platform, CPU count and date of the run."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.platform()}, {os.cpu_count()} CPUs, {now}"
+    )
+
+
+def main() -> None:
+    """Print the header, then the foundation and validator tables as they complete."""
+    started = time.perf_counter()
+    print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
+    for module in (bench_foundation, bench_validators):
+        for table in module.run():
+            print(table, end="\n\n", flush=True)
+    print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")
+
+
+if __name__ == "__main__":
+    main()

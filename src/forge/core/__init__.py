@@ -1,0 +1,1 @@
+"""Shared infrastructure: the error hierarchy and logging."""

@@ -1,0 +1,132 @@
+"""The forge-tools exception hierarchy.
+
+Every exception the library raises derives from `ForgeError`, and each also
+subclasses the builtin it resembles so callers can catch either::
+
+    ForgeError(Exception)
+    ├── ToolError(ForgeError)                      .tool_name, .message
+    │   ├── ToolDefinitionError(ToolError, ValueError)   bad name, schema, record or handler
+    │   ├── DuplicateToolError(ToolError, ValueError)    name already registered
+    │   ├── ToolNotFoundError(ToolError, LookupError)    no tool by that name
+    │   └── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
+    └── MissingDependencyError(ForgeError, ImportError)  an optional extra is not installed
+
+Failures a *model* can cause (unknown tool, bad arguments, handler errors) are
+returned as failed `ToolResult`s by the executor; these exceptions are for
+developers: definition mistakes and the raising entry points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "DuplicateToolError",
+    "FieldError",
+    "ForgeError",
+    "MissingDependencyError",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolNotFoundError",
+    "ToolValidationError",
+]
+
+
+class ForgeError(Exception):
+    """Root of every exception raised by forge-tools."""
+
+
+class ToolError(ForgeError):
+    """An error about one tool.
+
+    Args:
+        tool_name: The tool the error is about.
+        message: What went wrong and how to fix it.
+    """
+
+    def __init__(self, tool_name: str, message: str) -> None:
+        super().__init__(tool_name, message)
+        self.tool_name = tool_name
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.message} (tool {self.tool_name!r})"
+
+
+class ToolDefinitionError(ToolError, ValueError):
+    """A tool definition is invalid: raised when the tool is defined or registered."""
+
+
+class DuplicateToolError(ToolError, ValueError):
+    """A tool with the same name is already registered; the first one stays."""
+
+    def __init__(self, tool_name: str, message: str | None = None) -> None:
+        super().__init__(
+            tool_name,
+            message
+            or "a tool with this name is already registered; deregister it first, "
+            "pass replace=True, or call update()",
+        )
+
+
+class ToolNotFoundError(ToolError, LookupError):
+    """No tool with the requested name is registered."""
+
+    def __init__(
+        self, tool_name: str, message: str | None = None, *, suggestions: Sequence[str] = ()
+    ) -> None:
+        self.suggestions = tuple(suggestions)
+        if message is None:
+            message = "no tool with this name is registered"
+            if self.suggestions:
+                message += "; did you mean " + " or ".join(repr(s) for s in self.suggestions) + "?"
+        super().__init__(tool_name, message)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FieldError:
+    """One problem with one argument."""
+
+    path: str
+    """Where the problem is: a parameter name, or a dotted path into it (``items.0.id``)."""
+    message: str
+    """What is wrong, written for a person or a model."""
+    kind: str
+    """A stable machine-readable kind: ``missing``, ``unexpected``, ``type``, ``enum``, ..."""
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ToolValidationError(ToolError, ValueError):
+    """Arguments do not match the tool's parameters schema.
+
+    Attributes:
+        errors: Every problem found, one per field, in schema order.
+    """
+
+    def __init__(self, tool_name: str, errors: Sequence[FieldError]) -> None:
+        self.errors = tuple(errors)
+        details = "; ".join(str(e) for e in self.errors) or "arguments rejected"
+        super().__init__(tool_name, f"invalid arguments: {details}")
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        """Names of the required parameters that were not given."""
+        return tuple(e.path for e in self.errors if e.kind == "missing")
+
+
+class MissingDependencyError(ForgeError, ImportError):
+    """An optional integration was used without its extra installed."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"{package!r} is required for this feature; install it with "
+            f"`pip install 'forge-tools[{extra}]'`"
+        )
+        self.package = package
+        self.extra = extra
+
+    def __reduce__(self) -> tuple[type[MissingDependencyError], tuple[str, str]]:
+        return (type(self), (self.package, self.extra))

@@ -1,0 +1,7 @@
+"""Bundled example tools, used by the command line and the README."""
+
+from __future__ import annotations
+
+from forge.examples.tools import EXAMPLE_TOOLS, example_registry
+
+__all__ = ["EXAMPLE_TOOLS", "example_registry"]

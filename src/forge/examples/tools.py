@@ -1,0 +1,116 @@
+"""A small, real set of example tools across categories."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field
+
+from forge.tools import ExecutionContext, Tool, ToolRegistry, tool
+
+MAX_READ_BYTES = 1_000_000
+
+
+@tool(category="utility", tags=["text", "count"], cheap=True, annotations={"read_only": True})
+def word_count(text: str) -> dict[str, int]:
+    """Count the words, lines and characters of a text.
+
+    Args:
+        text: The text to measure.
+    """
+    return {"words": len(text.split()), "lines": len(text.splitlines()), "characters": len(text)}
+
+
+@tool(
+    category="utility",
+    tags=["units", "temperature"],
+    cheap=True,
+    annotations={"read_only": True, "idempotent": True},
+    examples=[{"description": "Boiling point in Fahrenheit",
+               "input": {"value": 100, "from_unit": "c", "to_unit": "f"}, "output": 212.0}],
+)  # fmt: skip
+def convert_temperature(
+    value: float, from_unit: Literal["c", "f", "k"], to_unit: Literal["c", "f", "k"]
+) -> float:
+    """Convert a temperature between Celsius, Fahrenheit and Kelvin.
+
+    Args:
+        value: The temperature to convert.
+        from_unit: The unit of ``value``.
+        to_unit: The unit to convert to.
+    """
+    celsius = {"c": value, "f": (value - 32) * 5 / 9, "k": value - 273.15}[from_unit]
+    result = {"c": celsius, "f": celsius * 9 / 5 + 32, "k": celsius + 273.15}[to_unit]
+    return round(result, 6)
+
+
+@tool(category="utility", tags=["time", "clock"], annotations={"read_only": True})
+def current_time(timezone: str = "UTC") -> str:
+    """Return the current date and time in ISO 8601 format.
+
+    Args:
+        timezone: An IANA time zone name such as ``Europe/Paris``.
+    """
+    try:
+        zone = ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown time zone {timezone!r}; use an IANA name like 'Europe/Paris'"
+        ) from None
+    return dt.datetime.now(zone).isoformat(timespec="seconds")
+
+
+def _resolve(context: ExecutionContext, path: str) -> Path:
+    return (Path(context.working_dir) / path).resolve()
+
+
+@tool(
+    name="read-file",
+    category="file-system",
+    tags=["file", "read", "io"],
+    display_name="Read File",
+    annotations={"read_only": True},
+    usage_notes="Paths are relative to the working directory",
+    limitations=["Cannot read files larger than 1 MB"],
+)
+def read_file(
+    path: Annotated[str, Field(description="Path to the file to read")],
+    context: ExecutionContext,
+    encoding: Literal["utf-8", "ascii"] = "utf-8",
+) -> str:
+    """Read the contents of a text file."""
+    target = _resolve(context, path)
+    if target.stat().st_size > MAX_READ_BYTES:
+        raise ValueError(f"{path} is larger than {MAX_READ_BYTES} bytes")
+    return target.read_text(encoding=encoding)
+
+
+@tool(name="list-directory", category="file-system", tags=["file", "list", "io"],
+      annotations={"read_only": True})  # fmt: skip
+def list_directory(context: ExecutionContext, path: str = ".") -> list[str]:
+    """List the entries of a directory, directories first, each ending in '/'.
+
+    Args:
+        path: The directory, relative to the working directory.
+    """
+    target = _resolve(context, path)
+    entries = sorted(os.scandir(target), key=lambda e: (not e.is_dir(), e.name))
+    return [e.name + ("/" if e.is_dir() else "") for e in entries]
+
+
+EXAMPLE_TOOLS: tuple[Tool, ...] = (
+    word_count,
+    convert_temperature,
+    current_time,
+    read_file,
+    list_directory,
+)
+
+
+def example_registry() -> ToolRegistry:
+    """Return a new registry holding the bundled example tools."""
+    return ToolRegistry(EXAMPLE_TOOLS)

@@ -1,0 +1,119 @@
+"""`BaseTool`: the class-based way to define a tool (seed 004, TM-6.2).
+
+This module also re-exports the value types the seed imports from here.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from forge.core.errors import ToolValidationError
+from forge.tools.categories import ToolCategory
+from forge.tools.context import ExecutionContext
+from forge.tools.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.params import ToolParameter
+from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.tool import Tool
+
+__all__ = ["BaseTool", "ExecutionContext", "ToolCategory", "ToolParameter", "ToolResult"]
+
+
+class BaseTool(ABC):
+    """Base class for class-based tools.
+
+    Declare ``name``, ``description``, ``category`` and ``parameters`` (as
+    properties or plain class attributes) and implement
+    ``async _execute(context, **kwargs) -> ToolResult``. Optional class
+    attributes: ``tags``, ``timeout``, ``annotations``, ``display_name``.
+    """
+
+    tags: tuple[str, ...] = ()
+    timeout: float | None = None
+    annotations: ToolAnnotations | None = None
+    display_name: str | None = None
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """Unique tool name."""
+
+    @property
+    @abstractmethod
+    def description(self) -> str:
+        """Tool description for the model."""
+
+    @property
+    @abstractmethod
+    def category(self) -> ToolCategory:
+        """Tool category."""
+
+    @property
+    @abstractmethod
+    def parameters(self) -> list[ToolParameter]:
+        """Tool parameters."""
+
+    @abstractmethod
+    async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
+        """Run the tool with validated arguments."""
+
+    def to_tool(self) -> Tool:
+        """Return the canonical `Tool` record for this instance (built once)."""
+        cached: Tool | None = self.__dict__.get("_forge_tool")
+        if cached is None:
+            from forge.tools._sources import BaseToolSource
+
+            cached = Tool(
+                name=self.name,
+                description=self.description,
+                handler=self.execute,
+                metadata=ToolMetadata.build(
+                    category=self.category, tags=self.tags, display_name=self.display_name
+                ),
+                annotations=ToolAnnotations.coerce(self.annotations),
+                timeout=self.timeout,
+                source=BaseToolSource(self),
+            )
+            self.__dict__["_forge_tool"] = cached
+        return cached
+
+    async def execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
+        """Validate, then run `_execute` within ``context.timeout``; never raises for bad input.
+
+        Invalid arguments, a timeout and an exception from `_execute` all become
+        a failed `ToolResult`.
+        """
+        valid, error = self.validate_params(**kwargs)
+        if not valid:
+            return ToolResult.fail(
+                error or "invalid arguments", error_kind=ErrorKind.INVALID_ARGUMENTS
+            )
+        import asyncio
+
+        timeout = self.timeout or context.timeout
+        deadline = asyncio.timeout(timeout)
+        try:
+            async with deadline:
+                return await self._execute(context, **kwargs)
+        except TimeoutError as exc:
+            if not deadline.expired():  # raised by the tool itself, not our deadline
+                return ToolResult.fail(f"Execution error: {exc}", error_kind=ErrorKind.TOOL_ERROR)
+            return ToolResult.fail(f"Tool timed out after {timeout}s", error_kind=ErrorKind.TIMEOUT)
+        except Exception as exc:
+            return ToolResult.fail(f"Execution error: {exc}", error_kind=ErrorKind.TOOL_ERROR)
+
+    def validate_params(self, **kwargs: Any) -> tuple[bool, str | None]:
+        """Validate arguments against the parameters; return ``(valid, error message)``."""
+        try:
+            self.to_tool().validate(kwargs)
+        except ToolValidationError as exc:
+            return False, exc.message
+        return True, None
+
+    def to_openai_schema(self) -> dict[str, Any]:
+        """Return the OpenAI Chat Completions tool definition."""
+        return self.to_tool().to_openai_schema()
+
+    def to_anthropic_schema(self) -> dict[str, Any]:
+        """Return the Anthropic Messages tool definition."""
+        return self.to_tool().to_anthropic_schema()

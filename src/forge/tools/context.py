@@ -1,0 +1,39 @@
+"""`ExecutionContext`: what a running tool may know about its call (CX-1)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ExecutionContext"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExecutionContext:
+    """Context passed to tools that ask for it (a parameter annotated with this type).
+
+    It is never part of a tool's parameters schema, so the model never sees it.
+    """
+
+    working_dir: str = field(default_factory=os.getcwd)
+    """The directory relative paths are resolved against."""
+    session_id: str | None = None
+    """The conversation or session the call belongs to."""
+    dry_run: bool = False
+    """Validate and check permissions, but do not run the handler."""
+    timeout: float = 120
+    """Seconds a call may take."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Application data for tools."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float):
+            raise TypeError(f"timeout must be a number of seconds, got {self.timeout!r}")
+        if not self.timeout > 0:
+            raise ValueError(f"timeout must be positive, got {self.timeout!r}")
+
+    def replace(self, **changes: Any) -> ExecutionContext:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,135 @@
+"""Tools from plain records: mappings in the seed-002, seed-003/MCP and JSON Schema spellings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from forge.core.errors import ToolDefinitionError
+from forge.tools._names import check_name
+from forge.tools.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.params import ToolParameter, parameters_schema
+from forge.tools.tool import Tool, is_coroutine
+
+__all__ = ["from_record"]
+
+_METADATA_KEYS = {
+    "display_name", "category", "tags", "examples", "usage_notes", "limitations",
+    "version", "author", "deprecated", "replaced_by",
+}  # fmt: skip
+_SCHEMA_KEYS = {"parameters", "inputSchema", "input_schema"}
+_OUTPUT_KEYS = {"output_schema", "outputSchema"}
+_KEYS = (
+    {"name", "description", "handler", "annotations", "timeout", "cheap", "title"}
+    | _METADATA_KEYS | _SCHEMA_KEYS | _OUTPUT_KEYS
+)  # fmt: skip
+
+
+def from_record(record: Mapping[str, Any]) -> Tool:
+    """Build a `Tool` from a mapping.
+
+    Required: ``name``, ``description`` and a callable ``handler``. The
+    parameters come as ``parameters`` (a JSON Schema object, or a seed-002 list
+    of ``{name, type, required, description}``) or ``inputSchema`` (MCP);
+    without them the tool takes no arguments. Metadata, ``annotations``
+    (snake_case or MCP hints), ``title``, ``timeout`` and ``output_schema`` /
+    ``outputSchema`` are optional. Any other key is rejected by name.
+    """
+    if not isinstance(record, Mapping):
+        raise ToolDefinitionError(
+            "<record>", f"a tool record must be a mapping, got {type(record).__name__}"
+        )
+    name = record.get("name")
+    name = check_name(name)
+    _reject_unknown_keys(name, record)
+    description = record.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ToolDefinitionError(name, "a tool record needs a non-empty 'description' string")
+    handler = record.get("handler")
+    if not callable(handler):
+        raise ToolDefinitionError(
+            name, f"a tool record needs a callable 'handler', got {type(handler).__name__}"
+        )
+    schema = _parameters(name, record)
+    from forge.tools._sources import SchemaSource, call_style
+
+    try:
+        metadata = ToolMetadata.build(**{k: record[k] for k in _METADATA_KEYS if k in record})
+        annotations = dict(record.get("annotations") or {})
+        if "title" in record:
+            annotations.setdefault("title", record["title"])
+        notes = ToolAnnotations.coerce(annotations)
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(name, str(exc)) from None
+    output = _output_schema(name, record)
+    result = Tool(
+        name=name,
+        description=description,
+        handler=handler,
+        metadata=metadata,
+        annotations=notes,
+        timeout=record.get("timeout"),
+        output_schema=output,
+        cheap=bool(record.get("cheap", False)),
+        source=SchemaSource(
+            schema, handler, call_style(name, handler, schema), is_coroutine(handler)
+        ),
+    )
+    if metadata.examples:
+        result.compile()
+    return result
+
+
+def _reject_unknown_keys(name: str, record: Mapping[str, Any]) -> None:
+    unknown = [k for k in record if k not in _KEYS]
+    if not unknown:
+        return
+    import difflib
+
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(str(key), _KEYS, n=1)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ToolDefinitionError(
+        name,
+        f"unknown key(s) in tool record: {', '.join(hints)}; allowed: {', '.join(sorted(_KEYS))}",
+    )
+
+
+def _parameters(name: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    from forge.tools._validation import check_json_schema
+
+    given = [k for k in _SCHEMA_KEYS if k in record]
+    if len(given) > 1:
+        raise ToolDefinitionError(
+            name, f"give the parameters once, not as {' and '.join(sorted(given))}"
+        )
+    if not given:
+        return {"type": "object", "properties": {}, "additionalProperties": False}
+    value = record[given[0]]
+    if isinstance(value, list | tuple):
+        try:
+            params = [
+                p if isinstance(p, ToolParameter) else ToolParameter.from_mapping(p) for p in value
+            ]
+            return parameters_schema(params)
+        except (TypeError, ValueError) as exc:
+            raise ToolDefinitionError(name, f"invalid parameter list: {exc}") from None
+    return check_json_schema(name, value)
+
+
+def _output_schema(name: str, record: Mapping[str, Any]) -> dict[str, Any] | None:
+    given = [k for k in _OUTPUT_KEYS if k in record]
+    if len(given) > 1:
+        raise ToolDefinitionError(
+            name, "give the output schema once, as output_schema or outputSchema"
+        )
+    if not given or record[given[0]] is None:
+        return None
+    value = record[given[0]]
+    if not isinstance(value, Mapping):
+        raise ToolDefinitionError(name, "the output schema must be a JSON Schema object")
+    from forge.tools._validation import SchemaValidator
+
+    SchemaValidator(name, value)
+    return dict(value)

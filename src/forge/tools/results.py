@@ -1,0 +1,116 @@
+"""`ToolResult` (TM-8) and the kinds of failure a model can cause (TC-3a)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = ["ErrorKind", "ToolResult"]
+
+
+class ErrorKind(StrEnum):
+    """Why a call failed, in terms a model (and its developer) can act on."""
+
+    INVALID_JSON = "invalid_json"
+    UNKNOWN_TOOL = "unknown_tool"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    DENIED = "denied"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    TOOL_ERROR = "tool_error"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolResult:
+    """The outcome of one tool call."""
+
+    success: bool
+    """Whether the call succeeded."""
+    output: Any = None
+    """The handler's return value (on success)."""
+    error: str | None = None
+    """What went wrong, written for the model (on failure)."""
+    error_kind: ErrorKind | None = None
+    """Why it failed (on failure)."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Extra facts about the call (timings, flags such as ``dry_run``)."""
+    call_id: str | None = None
+    """The id of the `ToolCall` this result answers, if any."""
+    tool_name: str | None = None
+    """The tool that produced the result."""
+
+    @classmethod
+    def ok(cls, output: Any = None, **metadata: Any) -> ToolResult:
+        """Return a successful result holding ``output``."""
+        return _make(cls, True, output, None, None, metadata, None, None)
+
+    @classmethod
+    def fail(
+        cls, error: str, *, error_kind: ErrorKind | str = ErrorKind.TOOL_ERROR, **metadata: Any
+    ) -> ToolResult:
+        """Return a failed result with a message for the model and its kind."""
+        return _make(cls, False, None, error, ErrorKind(error_kind), metadata, None, None)
+
+    def for_call(self, call_id: str | None, tool_name: str | None) -> ToolResult:
+        """Return this result tagged with the call it answers."""
+        return _make(
+            type(self), self.success, self.output, self.error, self.error_kind,
+            self.metadata, call_id, tool_name,
+        )  # fmt: skip
+
+    def replace(self, **changes: Any) -> ToolResult:
+        """Return a copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as a plain dict (the output is not converted)."""
+        out: dict[str, Any] = {"success": self.success}
+        if self.success:
+            out["output"] = self.output
+        else:
+            out["error"] = self.error
+            out["error_kind"] = str(self.error_kind) if self.error_kind else None
+        if self.metadata:
+            out["metadata"] = dict(self.metadata)
+        if self.call_id is not None:
+            out["call_id"] = self.call_id
+        if self.tool_name is not None:
+            out["tool_name"] = self.tool_name
+        return out
+
+
+# Results are built on every call. The frozen dataclass __init__ sets each field
+# through object.__setattr__; assigning the instance __dict__ in one step (fields
+# left at their defaults fall back to the class attributes) costs a third of it.
+_new = object.__new__
+_set_dict = ToolResult.__dict__["__dict__"].__set__
+
+
+def _make(  # noqa: PLR0917 - positional on purpose: this is the per-call hot path
+    cls: type[ToolResult],
+    success: bool,
+    output: Any,
+    error: str | None,
+    kind: ErrorKind | None,
+    metadata: dict[str, Any],
+    call_id: str | None,
+    tool_name: str | None,
+) -> ToolResult:
+    result = _new(cls)
+    _set_dict(
+        result,
+        {
+            "success": success, "output": output, "error": error, "error_kind": kind,
+            "metadata": metadata, "call_id": call_id, "tool_name": tool_name,
+        },
+    )  # fmt: skip
+    return result
+
+
+def _ok(output: Any, tool_name: str) -> ToolResult:
+    """Build a successful result on the hot path."""
+    result = _new(ToolResult)
+    _set_dict(result, {"success": True, "output": output, "metadata": {}, "tool_name": tool_name})
+    return result

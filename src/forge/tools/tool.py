@@ -1,0 +1,281 @@
+"""`Tool`, the one canonical tool record (TM-1), and the `@tool` decorator (TM-6.1)."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.tools._names import check_name
+from forge.tools.categories import ToolCategory
+from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
+
+if TYPE_CHECKING:
+    from forge.tools._sources import Compiled, Source
+
+__all__ = ["Tool", "tool"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_COMPILE_LOCK = threading.RLock()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Tool:
+    """One tool: its definition, its metadata and the thing that runs it.
+
+    Every way of defining a tool (decorator, `BaseTool`, builder, record,
+    configuration) produces a `Tool`; the registry, the formats and the
+    executor all work from it. The parameters schema and its validator are
+    compiled on first use and cached (see `compile`).
+    """
+
+    name: str
+    """The tool's unique name (``^[A-Za-z_][A-Za-z0-9_-]{0,63}$``)."""
+    description: str
+    """What the tool does, for the model."""
+    handler: Callable[..., Any] | None = None
+    """The Python callable behind the tool, if it has one."""
+    metadata: ToolMetadata = field(default_factory=ToolMetadata)
+    """Information for people, prompts and search."""
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    """Behaviour hints (read-only, destructive, ...)."""
+    timeout: float | None = None
+    """Seconds a call may take, overriding the context's timeout."""
+    output_schema: Mapping[str, Any] | None = None
+    """The JSON Schema of the output, if declared."""
+    cheap: bool = False
+    """A sync handler fast enough to run inline on an event loop (no thread hop)."""
+    source: Source = field(repr=False)
+    """How the tool's schema is built and its handler called (internal)."""
+    _compiled: Compiled | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        if not isinstance(self.description, str):
+            raise ToolDefinitionError(self.name, "the description must be a string")
+        if self.timeout is not None and (
+            isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float)
+            or self.timeout <= 0
+        ):  # fmt: skip
+            raise ToolDefinitionError(
+                self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
+            )
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The parameters JSON Schema (``type: object``). Do not mutate it."""
+        return (self._compiled or self.compile_()).parameters
+
+    @property
+    def category(self) -> ToolCategory:
+        """The tool's category (from its metadata)."""
+        return self.metadata.category
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The tool's tags (from its metadata)."""
+        return self.metadata.tags
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the handler is a coroutine function."""
+        return self.source.is_async
+
+    def compile(self) -> Tool:
+        """Build and cache the schema and validator now; return the tool.
+
+        Raises:
+            ToolDefinitionError: The types cannot be turned into a schema, or an
+                example is rejected by the tool's own parameters.
+        """
+        self.compile_()
+        return self
+
+    def compile_(self) -> Compiled:
+        """Return the compiled form, building it on first use (internal)."""
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled
+        with _COMPILE_LOCK:
+            if self._compiled is None:
+                from forge.tools._run import attach_runners
+
+                compiled = attach_runners(self, self.source.compile(self))
+                _check_examples(self, compiled.validate)
+                object.__setattr__(self, "_compiled", compiled)
+            return self._compiled  # type: ignore[return-value]
+
+    def validate(self, arguments: Any) -> dict[str, Any]:
+        """Validate arguments, returning the keyword arguments the handler receives.
+
+        Raises:
+            ToolValidationError: Naming every bad field.
+        """
+        return (self._compiled or self.compile_()).validate(arguments)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the provider-neutral definition: name, description, parameters (+ extras)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.output_schema is not None:
+            out["output_schema"] = dict(self.output_schema)
+        return out
+
+    def to_openai_schema(self) -> dict[str, Any]:
+        """Return the OpenAI Chat Completions tool definition."""
+        from forge.tools.formats import to_openai
+
+        return to_openai(self)
+
+    def to_anthropic_schema(self) -> dict[str, Any]:
+        """Return the Anthropic Messages tool definition."""
+        from forge.tools.formats import to_anthropic
+
+        return to_anthropic(self)
+
+    def replace(self, **changes: Any) -> Tool:
+        """Return a copy with some fields changed (the compiled cache is kept if valid)."""
+        import dataclasses
+
+        keep = not ({"source", "name"} & changes.keys())
+        changes.setdefault("_compiled", self._compiled if keep else None)
+        return dataclasses.replace(self, **changes)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying handler directly, without validation."""
+        if self.handler is None:
+            raise TypeError(f"tool {self.name!r} has no Python handler to call")
+        return self.handler(*args, **kwargs)
+
+
+def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:
+    for i, example in enumerate(t.metadata.examples):
+        try:
+            validate(dict(example.input))
+        except ToolValidationError as exc:
+            details = "; ".join(str(e) for e in exc.errors)
+            raise ToolDefinitionError(
+                t.name,
+                f"example {i + 1} ({example.description!r}) is rejected by the tool's own "
+                f"parameters: {details}",
+            ) from None
+
+
+@overload
+def tool(fn: F, /) -> Tool: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: ToolCategory | str | None = None,
+    tags: Iterable[str] = (),
+    timeout: float | None = None,
+    examples: Iterable[ToolExample | Mapping[str, Any]] = (),
+    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
+    cheap: bool = False,
+    **metadata: Any,
+) -> Callable[[F], Tool]: ...
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: ToolCategory | str | None = None,
+    tags: Iterable[str] = (),
+    timeout: float | None = None,
+    examples: Iterable[ToolExample | Mapping[str, Any]] = (),
+    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
+    cheap: bool = False,
+    **metadata: Any,
+) -> Tool | Callable[[F], Tool]:
+    """Turn a typed function (sync or async) into a `Tool`.
+
+    Use as ``@tool`` or ``@tool(name=..., category=..., ...)``. The parameters
+    schema comes from the type hints, descriptions from the docstring (Google,
+    NumPy or reST). A parameter annotated with `ExecutionContext` is injected
+    at call time and hidden from the model. The returned `Tool` can still be
+    called like the function.
+
+    Args:
+        name: The tool name (default: the function's name).
+        description: The description (default: from the docstring).
+        category: A `ToolCategory` or its name.
+        tags: Keywords for search and filtering.
+        timeout: Seconds a call may take.
+        examples: Example calls, validated against the parameters.
+        annotations: Behaviour hints (``read_only``, ``destructive``, ...).
+        cheap: The sync handler is fast enough to run inline on an event loop.
+        **metadata: Other `ToolMetadata` fields (``display_name``, ``version``, ...).
+    """
+
+    def decorate(func: Callable[..., Any]) -> Tool:
+        return function_tool(
+            func, name=name, description=description, category=category, tags=tags,
+            timeout=timeout, examples=examples, annotations=annotations, cheap=cheap,
+            **metadata,
+        )  # fmt: skip
+
+    if fn is not None:
+        return decorate(fn)
+    return decorate
+
+
+def function_tool(
+    func: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: ToolCategory | str | None = None,
+    tags: Iterable[str] = (),
+    timeout: float | None = None,
+    examples: Iterable[ToolExample | Mapping[str, Any]] = (),
+    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
+    cheap: bool = False,
+    **metadata: Any,
+) -> Tool:
+    """Build a `Tool` from a typed function (the implementation of `tool`)."""
+    from forge.tools._schema import check_signature, describe_function
+    from forge.tools._sources import FunctionSource
+
+    if isinstance(func, Tool):
+        raise ToolDefinitionError(func.name, "this function is already a Tool")
+    if not callable(func):
+        raise ToolDefinitionError(str(name), f"@tool needs a function, got {type(func).__name__}")
+    tool_name = name if name is not None else getattr(func, "__name__", None)
+    tool_name = check_name(tool_name)
+    check_signature(tool_name, func)
+    doc_description, param_docs = describe_function(func)
+    try:
+        meta = ToolMetadata.build(category=category, tags=tags, examples=examples, **metadata)
+        notes = ToolAnnotations.coerce(annotations)
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(tool_name, str(exc)) from None
+    result = Tool(
+        name=tool_name,
+        description=description if description is not None else doc_description,
+        handler=func,
+        metadata=meta,
+        annotations=notes,
+        timeout=timeout,
+        cheap=cheap,
+        source=FunctionSource(func, param_docs, is_coroutine(func)),
+    )
+    if meta.examples:
+        result.compile()
+    return result
+
+
+def is_coroutine(func: Callable[..., Any]) -> bool:
+    """Return whether calling ``func`` returns a coroutine."""
+    if inspect.iscoroutinefunction(func):
+        return True
+    method = getattr(type(func), "__call__", None)  # noqa: B004 - the method itself is needed
+    return method is not None and inspect.iscoroutinefunction(method)
