@@ -9,6 +9,7 @@ subclasses the builtin it resembles so callers can catch either::
     │   ├── DuplicateToolError(ToolError, ValueError)    name already registered
     │   ├── ToolNotFoundError(ToolError, LookupError)    no tool by that name
     │   └── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
+    ├── UnsupportedProviderError(ForgeError, ValueError) unknown provider name
     └── MissingDependencyError(ForgeError, ImportError)  an optional extra is not installed
 
 Failures a *model* can cause (unknown tool, bad arguments, handler errors) are
@@ -26,6 +27,7 @@ __all__ = [
     "FieldError",
     "ForgeError",
     "MissingDependencyError",
+    "UnsupportedProviderError",
     "ToolDefinitionError",
     "ToolError",
     "ToolNotFoundError",
@@ -115,6 +117,20 @@ class ToolValidationError(ToolError, ValueError):
     def missing(self) -> tuple[str, ...]:
         """Names of the required parameters that were not given."""
         return tuple(e.path for e in self.errors if e.kind == "missing")
+
+
+class UnsupportedProviderError(ForgeError, ValueError):
+    """A provider name that forge-tools does not know."""
+
+    def __init__(self, provider: object, supported: Sequence[str]) -> None:
+        self.provider = provider
+        self.supported = tuple(supported)
+        super().__init__(
+            f"unsupported provider {provider!r}; supported providers: {', '.join(self.supported)}"
+        )
+
+    def __reduce__(self) -> tuple[type[UnsupportedProviderError], tuple[object, tuple[str, ...]]]:
+        return (type(self), (self.provider, self.supported))
 
 
 class MissingDependencyError(ForgeError, ImportError):

@@ -59,7 +59,7 @@ class RegistryEvent:
 class _State:
     tools: dict[str, Tool]
     version: int
-    derived: dict[str, Any] = field(default_factory=dict)
+    derived: dict[Any, Any] = field(default_factory=dict)
 
 
 def to_tool(item: Registrable) -> Tool:
@@ -169,6 +169,31 @@ class ToolRegistry:
     def definitions(self) -> list[dict[str, Any]]:
         """Return every tool's provider-neutral definition (no handlers)."""
         return [t.to_dict() for t in self._state.tools.values()]
+
+    def to_provider(
+        self, provider: str, *, allowed: Iterable[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Return the tools in a provider's wire format, in registration order.
+
+        Args:
+            provider: A provider name (see `forge.tools.formats.PROVIDERS`).
+            allowed: Keep only these tool names (registration order is kept).
+
+        The result is cached per registry version; treat it as read-only.
+
+        Raises:
+            UnsupportedProviderError: Listing the supported providers.
+        """
+        from forge.tools.formats import to_provider
+
+        state = self._state
+        keep = None if allowed is None else frozenset(allowed)
+        key = ("to_provider", provider, keep)
+        cached: list[dict[str, Any]] | None = state.derived.get(key)
+        if cached is None:
+            tools = [t for t in state.tools.values() if keep is None or t.name in keep]
+            cached = state.derived[key] = to_provider(tools, provider)
+        return cached
 
     def list_by_category(self, category: ToolCategory | str) -> list[Tool]:
         """Return the tools of one category (aliases such as ``file-system`` accepted)."""
