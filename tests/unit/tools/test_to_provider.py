@@ -39,7 +39,7 @@ def test_results_are_cached_per_version() -> None:
 
 def test_unknown_provider_lists_the_supported_ones() -> None:
     """An unknown provider raises an error (also a ValueError) naming the supported ones."""
-    with pytest.raises(UnsupportedProviderError, match="supported providers: .*openai") as info:
+    with pytest.raises(UnsupportedProviderError, match=r"supported providers: .*openai") as info:
         ToolRegistry([first]).to_provider("gemeni")
     assert isinstance(info.value, ValueError)
     assert "openai" in info.value.supported
