@@ -91,6 +91,8 @@ def _keyword(
     elif key == "additionalProperties" and value is False:
         ctx.note(path, key, "removed", "Gemini objects cannot be closed; extra keys are "
                  "still rejected when the call is validated")  # fmt: skip
+    elif key == "default" and value is None:
+        return  # the SDK drops a null default; nullable already says it
     elif key in KEEP:
         out[key] = value
     elif key not in ANNOTATIONS:
