@@ -130,8 +130,8 @@ def _root(schema: Any, notes: _Notes) -> dict[str, Any]:
         notes.warn("parameters.type", "missing; set to 'object'")
         out["type"] = "object"
     if out.get("type") != "object":
-        raise notes.reject("parameters.type",
-                           f"the parameters must be an object, got {out.get('type')!r}")  # fmt: skip
+        got = out.get("type")
+        raise notes.reject("parameters.type", f"the parameters must be an object, got {got!r}")
     out.setdefault("properties", {})
     from forge.tools._validation import check_json_schema
 

@@ -1,4 +1,4 @@
-"""Every distinct BFCL definition, normalised, converts for every provider and its SDK accepts it."""
+"""Every distinct BFCL definition, normalised, converts for every target; its SDK accepts it."""
 
 from __future__ import annotations
 

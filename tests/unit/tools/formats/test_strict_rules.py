@@ -94,9 +94,8 @@ def openai_violations(schema: dict[str, Any]) -> list[str]:
                 out.append(f"{path}: every property must be required")
             for name, sub in props.items():
                 walk(sub, f"{path}/properties/{name}", depth + 1)
-        if "array" in _types(node):
-            if "items" not in node:
-                out.append(f"{path}: array without items")
+        if "array" in _types(node) and "items" not in node:
+            out.append(f"{path}: array without items")
         if "items" in node:
             walk(node["items"], f"{path}/items", depth)
         for i, sub in enumerate(node.get("anyOf", [])):
@@ -132,9 +131,8 @@ def anthropic_violations(schema: dict[str, Any]) -> list[str]:
                 out.append(f"{path}: additionalProperties must be false")
             for name, sub in node.get("properties", {}).items():
                 walk(sub, f"{path}/properties/{name}", stack)
-        if "$ref" in node:
-            if node["$ref"] in stack:
-                out.append(f"{path}: recursive schema")
+        if "$ref" in node and node["$ref"] in stack:
+            out.append(f"{path}: recursive schema")
         if "items" in node:
             walk(node["items"], f"{path}/items", stack)
         for key in ("anyOf", "allOf"):
@@ -168,7 +166,7 @@ def test_bfcl_strict_output_obeys_every_anthropic_rule(bfcl: Any) -> None:
 
 
 def test_checker_catches_a_plain_schema() -> None:
-    """The OpenAI checker is not vacuous: the non-strict form of an optional-parameter tool fails it."""
+    """The OpenAI checker is not vacuous: a plain schema with optional parameters fails it."""
 
     @tool
     def find(query: str, limit: int = 5, meta: dict[str, int] | None = None) -> str:
@@ -188,8 +186,12 @@ def test_pydantic_models_compile_to_valid_strict(provider: str) -> None:
     """Nested models, $ref, Optional, Literal, tuples and dicts compile to rule-abiding strict."""
 
     @tool
-    def draw(shape: Shape, mode: Literal["fill", "line"] = "line",
-             at: tuple[int, int] = (0, 0), labels: dict[str, str] | None = None) -> str:  # fmt: skip
+    def draw(
+        shape: Shape,
+        mode: Literal["fill", "line"] = "line",
+        at: tuple[int, int] = (0, 0),
+        labels: dict[str, str] | None = None,
+    ) -> str:
         """Draw."""
         return shape.name
 
