@@ -111,9 +111,10 @@ def cases() -> Iterator[tuple[str, Tool, dict[str, Any]]]:
                 tool = from_record(definition.to_record(_noop))
                 args = {}
                 required = set(tool.parameters.get("required", ()))
-                for key, allowed in params.items():
-                    if key in required and isinstance(allowed, list) and "" in allowed:
-                        allowed = [a for a in allowed if a != ""] or allowed
+                for key, options in params.items():
+                    allowed = options
+                    if key in required and isinstance(options, list) and "" in options:
+                        allowed = [a for a in options if a != ""] or options
                     present, value = _pick(allowed)
                     if present:
                         args[key] = value
