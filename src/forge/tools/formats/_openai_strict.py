@@ -160,12 +160,25 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> N
     required = set(schema.get("required", ()))
     canonical = schema.get("properties", {})
     for name, prop in props.items():
-        if name not in required and not accepts_null(canonical.get(name, {}), ctx.root):
+        original = canonical.get(name, {})
+        if name in required:
+            continue
+        if accepts_null(original, ctx.root):
+            _null_default(original, ctx, child(path, "properties", name))
+        else:
             ctx.note(child(path, "properties", name), "required", "rewritten",
                      "optional became required and nullable; null means 'not given'")  # fmt: skip
             props[name] = nullable(prop)
     out["required"] = list(props)
     out["additionalProperties"] = False
+
+
+def _null_default(schema: Any, ctx: Context, path: str) -> None:
+    if isinstance(schema, Mapping) and schema.get("default") is not None:
+        ctx.note(path, "default", "note",
+                 "this optional parameter already accepts null, so in strict mode the model's "
+                 "null reaches the handler instead of the default; make the default None "
+                 "or the type non-nullable to keep the default")  # fmt: skip
 
 
 def nullable(schema: Schema) -> Schema:
