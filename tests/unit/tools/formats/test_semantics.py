@@ -58,7 +58,7 @@ def _extend(inner: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[
                     {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
                 ]
             ),
-        ).map(lambda p: {"anyOf": list(p)}),  # fmt: skip
+        ).map(lambda p: {"anyOf": list(p)}),
         st.dictionaries(names, inner, min_size=1, max_size=3).flatmap(
             lambda props: st.lists(st.sampled_from(sorted(props)), unique=True).map(
                 lambda req: _object(props, req)
