@@ -120,4 +120,7 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> 
                  "cannot be expressed")  # fmt: skip
     if extra is not False:
         ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    elif "additionalProperties" not in schema and schema.get("properties"):
+        ctx.note(path, "additionalProperties", "removed",
+                 "the object did not forbid other keys; strict mode closes it")  # fmt: skip
     out["additionalProperties"] = False

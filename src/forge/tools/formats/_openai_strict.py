@@ -158,6 +158,9 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> 
         )
     if extra is not False:
         ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    elif "additionalProperties" not in schema and schema.get("properties"):
+        ctx.note(path, "additionalProperties", "removed",
+                 "the object did not forbid other keys; strict mode closes it")  # fmt: skip
     required = set(schema.get("required", ()))
     canonical = schema.get("properties", {})
     for name, prop in props.items():
