@@ -21,6 +21,8 @@ from forge.tools.formats._schema import (
     child,
     is_free_form,
     json_string_schema,
+    simple_leaf,
+    strict_leaf,
     without_refs,
 )
 
@@ -71,6 +73,9 @@ def compile_closed_strict(schema: Mapping[str, Any], ctx: Context, profile: Prof
 
 
 def _node(schema: Any, ctx: Context, path: Path, profile: Profile) -> Schema:
+    kind = simple_leaf(schema)
+    if kind is not None:
+        return strict_leaf(schema, kind, ctx, path)
     if path and (not isinstance(schema, Mapping) or is_free_form(schema, ctx.root)):
         ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
         return json_string_schema(schema if isinstance(schema, Mapping) else {})

@@ -25,6 +25,8 @@ from forge.tools.formats._schema import (
     inline_refs,
     is_free_form,
     json_string_schema,
+    simple_leaf,
+    strict_leaf,
 )
 
 __all__ = ["compile_openai_strict"]
@@ -54,6 +56,9 @@ def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
 
 
 def _node(schema: Any, ctx: Context, path: Path) -> Schema:
+    kind = simple_leaf(schema)
+    if kind is not None:
+        return strict_leaf(schema, kind, ctx, path)
     if not isinstance(schema, Mapping) or is_free_form(schema, ctx.root):
         if path:  # the root stays an object (closed below)
             ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
@@ -98,7 +103,7 @@ def _keyword(
     elif key in KEEP and _supported(key, value):
         out[key] = value
     else:
-        ctx.note(path, key, "moved_to_description", f"strict mode does not support {key}")
+        ctx.note(path, key, "moved_to_description", f"{ctx.provider} strict has no {key}")
         moved[key] = value
 
 
