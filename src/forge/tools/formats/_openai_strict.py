@@ -56,6 +56,7 @@ def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
 
 
 def _node(schema: Any, ctx: Context, path: Path) -> Schema:
+    ctx.visited += 1
     kind = simple_leaf(schema)
     if kind is not None:
         return strict_leaf(schema, kind, ctx, path)
@@ -102,6 +103,8 @@ def _keyword(
         return
     elif key in KEEP and _supported(key, value):
         out[key] = value
+        if key == "enum":
+            ctx.enum_values += len(value)
     else:
         ctx.note(path, key, "moved_to_description", f"{ctx.provider} strict has no {key}")
         moved[key] = value
@@ -208,6 +211,8 @@ def nullable(schema: Schema) -> Schema:
 
 
 def _check_sizes(schema: Schema, ctx: Context) -> None:
+    if ctx.visited <= MAX_DEPTH and ctx.enum_values <= MAX_ENUM_VALUES:
+        return  # too few nodes to break the nesting or property limits
     counts = {"properties": 0, "enum": 0, "depth": 0}
     _measure(schema, counts, 0)
     if counts["depth"] > MAX_DEPTH:

@@ -29,7 +29,7 @@ ANNOTATIONS = ("title", "$schema", "$id", "$comment", "examples", "readOnly", "w
 
 #: Keys of the commonest leaf schema (``{"type": "string", "description": ...}``).
 LEAF_KEYS = frozenset({"type", "description", "default", "title"})
-PRIMITIVES = frozenset({"string", "integer", "number", "boolean"})
+PRIMITIVES = frozenset({"string", "integer", "number", "boolean", "null"})
 
 JSON_STRING_NOTE = "A JSON value, encoded as a string."
 
@@ -43,6 +43,10 @@ class Context:
     strict: bool
     root: Mapping[str, Any] = field(default_factory=dict)
     changes: list[SchemaChange] = field(default_factory=list)
+    visited: int = 0
+    """How many schema nodes a compiler walked (a cheap bound on sizes)."""
+    enum_values: int = 0
+    """How many enum values a compiler kept."""
 
     def note(self, path: Path, keyword: str, action: ChangeAction, detail: str) -> None:
         """Record a change."""
