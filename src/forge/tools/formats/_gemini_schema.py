@@ -48,6 +48,8 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
             del leaf["default"]
         leaf["type"] = TYPES[kind]
         return leaf
+    if _optional(schema):
+        return _nullable_fast(schema, ctx, path)
     if not isinstance(schema, Mapping):
         return {}
     schema = _merge_all_of(schema, ctx, path)
@@ -64,6 +66,32 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
     if nullable:
         out["nullable"] = True
     append_description(out, moved)
+    return out
+
+
+_OPTIONAL_KEYS = frozenset({"anyOf", "default", "description", "title"})
+
+
+def _optional(schema: Any) -> bool:
+    """Whether ``schema`` is the common ``anyOf: [X, {"type": "null"}]`` (+ default, text)."""
+    if type(schema) is not dict:
+        return False
+    branches = schema.get("anyOf")
+    return (
+        type(branches) is list and len(branches) == 2 and branches[1] == {"type": "null"}
+        and schema.keys() <= _OPTIONAL_KEYS and isinstance(branches[0], dict)
+        and "nullable" not in branches[0]
+    )  # fmt: skip
+
+
+def _nullable_fast(schema: dict[str, Any], ctx: Context, path: Path) -> Schema:
+    out = _node(schema["anyOf"][0], ctx, child(path, "anyOf", 0))
+    if "description" in schema:
+        out["description"] = schema["description"]
+    if schema.get("default") is not None:
+        out["default"] = schema["default"]
+    out["nullable"] = True
+    ctx.note(path, "type", "rewritten", "null became nullable: true")
     return out
 
 
