@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from forge.core.errors import (
     DuplicateToolError,
+    SchemaConversionError,
     ToolDefinitionError,
     ToolError,
     ToolNotFoundError,
@@ -31,6 +32,7 @@ __all__ = [
     "ErrorKind",
     "ExecutionContext",
     "RegistryEvent",
+    "SchemaConversionError",
     "Tool",
     "ToolAnnotations",
     "ToolBuilder",
