@@ -1,7 +1,8 @@
 """forge.tools: define, register, validate and run LLM tools.
 
 Importing this package loads only the standard library; pydantic,
-jsonschema-rs, docstring-parser and bm25s are imported when first needed.
+jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
+needed.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
+from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
 from forge.tools.records import from_record
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
+from forge.tools.replies import format_results
 from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.streaming import ToolCallAccumulator
 from forge.tools.tool import Tool, tool
 
 __all__ = [
@@ -35,6 +39,8 @@ __all__ = [
     "ToolAnnotations",
     "ToolBuilder",
     "ToolCall",
+    "ToolCallAccumulator",
+    "ToolCallFormatError",
     "ToolCategory",
     "ToolDefinitionError",
     "ToolError",
@@ -47,6 +53,8 @@ __all__ = [
     "ToolValidationError",
     "create_tool",
     "default_registry",
+    "format_results",
     "from_record",
+    "parse_tool_calls",
     "tool",
 ]

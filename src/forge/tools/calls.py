@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 __all__ = ["ToolCall"]
@@ -20,15 +20,27 @@ def _next_id() -> str:
 class ToolCall:
     """A request to run one tool with some arguments.
 
+    ``ToolCall(id, name, arguments)`` builds one directly; `forge.tools.parse_tool_calls`
+    and `forge.tools.ToolCallAccumulator` build them from provider responses.
+
     Args:
         id: The provider's call id, used to match results to calls.
         name: The tool to run.
         arguments: The arguments, as a JSON object.
+        repaired: The model's arguments were not a valid JSON object and were repaired.
+        argument_error: Why the model's arguments could not be decoded. Such a call is
+            not run: executing it gives an ``invalid_json`` result quoting this text.
+        raw_arguments: The arguments as the model sent them, kept when they were
+            repaired or could not be decoded.
     """
 
     id: str
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    _: KW_ONLY
+    repaired: bool = False
+    argument_error: str | None = None
+    raw_arguments: str | None = None
 
     @classmethod
     def create(cls, name: str, arguments: Mapping[str, Any] | None = None) -> ToolCall:
@@ -36,8 +48,34 @@ class ToolCall:
         return cls(_next_id(), name, arguments if arguments is not None else {})
 
     @classmethod
+    def from_raw(cls, call_id: str, name: str, raw_arguments: Any) -> ToolCall:
+        """Make a call from the arguments as a model sent them (JSON text or an object).
+
+        Text is decoded, and repaired where that is safe (see `forge.tools._repair`); a
+        call whose text cannot be decoded carries the problem in ``argument_error``.
+        """
+        if type(raw_arguments) is dict:
+            return cls(call_id, name, raw_arguments)
+        from forge.tools._repair import decode_arguments
+
+        decoded = decode_arguments(raw_arguments)
+        if not decoded.repaired and decoded.error is None:
+            return cls(call_id, name, decoded.arguments)
+        return cls(
+            call_id,
+            name,
+            decoded.arguments,
+            repaired=decoded.repaired,
+            argument_error=decoded.error,
+            raw_arguments=raw_arguments if isinstance(raw_arguments, str) else None,
+        )
+
+    @classmethod
     def coerce(cls, value: ToolCall | Mapping[str, Any]) -> ToolCall:
-        """Accept a `ToolCall` or a mapping with ``name``, ``arguments`` and optional ``id``."""
+        """Accept a `ToolCall` or a mapping with ``name``, ``arguments`` and optional ``id``.
+
+        ``arguments`` may be an object or JSON text (decoded as by `from_raw`).
+        """
         if isinstance(value, ToolCall):
             return value
         if not isinstance(value, Mapping):
@@ -47,9 +85,8 @@ class ToolCall:
         if not isinstance(value.get("name"), str):
             raise ValueError(f"a tool call mapping needs a string 'name', got keys {sorted(value)}")
         call_id = value.get("id")
+        call_id = str(call_id) if call_id is not None and call_id != "" else _next_id()
         arguments = value.get("arguments")
-        return cls(
-            str(call_id) if call_id is not None and call_id != "" else _next_id(),
-            value["name"],
-            arguments if arguments is not None else {},
-        )
+        if arguments is None or isinstance(arguments, Mapping):
+            return cls(call_id, value["name"], arguments if arguments is not None else {})
+        return cls.from_raw(call_id, value["name"], arguments)
