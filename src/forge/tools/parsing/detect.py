@@ -114,7 +114,9 @@ def _by_shape(obj: Mapping[str, Any]) -> str | None:
         return "openai-responses"
     if kind in ("function_call", "function_call_output"):
         return "openai-responses"
-    if kind in _ANTHROPIC_EVENTS or kind in _ANTHROPIC_BLOCKS or kind == "message":
+    if kind == "message":
+        return _message_kind(obj)
+    if kind in _ANTHROPIC_EVENTS or kind in _ANTHROPIC_BLOCKS:
         return "anthropic"
     if "toolUse" in obj or "toolUseId" in obj or not _BEDROCK_STREAM.isdisjoint(obj):
         return "bedrock"
@@ -125,6 +127,21 @@ def _by_shape(obj: Mapping[str, Any]) -> str | None:
         return _by_blocks(content)
     if "data" in obj and isinstance(obj["data"], Mapping) and "choices" in obj["data"]:
         return "mistral"
+    return None
+
+
+def _message_kind(obj: Mapping[str, Any]) -> str | None:
+    """Anthropic's ``Message`` and a Responses ``message`` item both say ``type: message``."""
+    if "stop_reason" in obj or "model" in obj:
+        return "anthropic"
+    if "status" in obj:
+        return "openai-responses"
+    for block in obj.get("content") or ():
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind in ("output_text", "refusal", "input_text"):
+            return "openai-responses"
+        if kind in _ANTHROPIC_BLOCKS:
+            return "anthropic"
     return None
 
 
