@@ -23,6 +23,7 @@ Arguments are never silently replaced by ``{}``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -111,52 +112,137 @@ def _from_value(value: Any, raw: str) -> Decoded:
 def _decode_invalid(raw: str, exc: json.JSONDecodeError) -> Decoded:
     if not raw.strip():
         return _EMPTY
-    unclosed = _unclosed(raw)
+    masked, literals, unclosed = _mask_strings(raw)
     if unclosed:
         return _invalid(f"The arguments are truncated JSON ({unclosed} at the end)", raw)
-    import json_repair
-
-    try:
-        value = json_repair.repair_json(raw, return_objects=True)
-    except Exception:  # json_repair gives no guarantee for arbitrary input
-        value = None
-    problem = (
-        f"The arguments are not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-    )
+    value = _repair(masked, literals)
     if isinstance(value, list) and sum(isinstance(v, dict) for v in value) > 1:
         return _invalid(
             "The arguments hold several JSON objects run together; send one call per object",
             raw,
         )
     if type(value) is not dict or (not value and _has_content(raw)):
-        return _invalid(problem, raw)
+        where = f"line {exc.lineno} column {exc.colno}"
+        return _invalid(f"The arguments are not valid JSON ({exc.msg} at {where})", raw)
     return Decoded(value, True, None)
 
 
-def _unclosed(text: str) -> str:
-    """Name what is left open at the end of ``text`` (string, object, array), or ``""``."""
+def _repair(masked: str, literals: list[str]) -> Any:
+    """Repair text whose strings are masked; put the exact strings back (None: unsafe)."""
+    try:
+        value = _loads(_TRAILING_COMMA.sub(r"\1", masked))
+    except (_JSONDecodeError, RecursionError):
+        import json_repair
+
+        try:
+            value = json_repair.repair_json(masked, return_objects=True)
+        except Exception:  # json_repair gives no guarantee for arbitrary input
+            return None
+    try:
+        return _unmask(value, literals)
+    except _Unsafe:
+        return None
+
+
+# Strings are masked before repair: json_repair decodes some escapes wrongly (``\\/``,
+# ``\\f``, surrogate pairs, a ``\\\\`` before another escape), so the text it sees has
+# none. Each string literal becomes a placeholder of private-use characters and is decoded
+# here, exactly; a placeholder the repair split or merged makes the repair unsafe.
+_OPEN, _CLOSE = "\ue000", "\ue001"
+_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_QUOTE_AFTER = frozenset("{[,:")
+_ESCAPES = {
+    '"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+    "r": "\r", "t": "\t", "a": "\a", "v": "\v", "0": "\0",
+}  # fmt: skip
+_HEX_LENGTH = {"u": 4, "x": 2, "U": 8}
+
+
+class _Unsafe(Exception):
+    pass
+
+
+def _mask_strings(text: str) -> tuple[str, list[str], str]:
+    """``(masked text, decoded strings, what is left open at the end or "")``.
+
+    A single quote opens a string only where a Python-style literal can start (after
+    ``{ [ , :``), so an apostrophe in prose around the JSON is left alone.
+    """
+    out: list[str] = []
+    literals: list[str] = []
     stack: list[str] = []
-    quote = ""
-    escaped = False
-    for char in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char in "{[":
+    previous = ""
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        if char == '"' or (char == "'" and previous in _QUOTE_AFTER):
+            end, value = _read_string(text, index)
+            if end < 0:
+                return "", [], "an unclosed string"
+            out.append(f'"{_OPEN}{len(literals)}{_CLOSE}"')
+            literals.append(value)
+            index, previous = end, '"'
+            continue
+        if char in "{[":
             stack.append(char)
         elif char in "}]" and stack:
             stack.pop()
-    if quote:
-        return "an unclosed string"
+        if not char.isspace():
+            previous = char
+        out.append(char)
+        index += 1
     if stack:
-        return "an unclosed object" if stack[-1] == "{" else "an unclosed array"
-    return ""
+        return "", [], "an unclosed object" if stack[-1] == "{" else "an unclosed array"
+    return "".join(out), literals, ""
+
+
+def _read_string(text: str, start: int) -> tuple[int, str]:
+    """Decode the string literal at ``start``: ``(index after it, value)``, -1 if unclosed."""
+    quote, index, size = text[start], start + 1, len(text)
+    chars: list[str] = []
+    while index < size:
+        char = text[index]
+        if char == quote:
+            value = "".join(chars)
+            if any("\ud800" <= c <= "\udfff" for c in value):
+                value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            return index + 1, value
+        if char != "\\":
+            chars.append(char)
+            index += 1
+            continue
+        if index + 1 >= size:
+            return -1, ""
+        code = text[index + 1]
+        width = _HEX_LENGTH.get(code, 0)
+        digits = text[index + 2 : index + 2 + width]
+        if width and len(digits) == width and all(c in _HEX for c in digits):
+            number = int(digits, 16)
+            chars.append(chr(number) if number <= 0x10FFFF else f"\\{code}{digits}")
+            index += 2 + width
+        else:
+            chars.append(_ESCAPES.get(code, "\\" + code))
+            index += 2
+    return -1, ""
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _unmask(value: Any, literals: list[str]) -> Any:
+    if isinstance(value, str):
+        if _OPEN not in value and _CLOSE not in value:
+            return value
+        found = _PLACEHOLDER.fullmatch(value)
+        if found is None or int(found.group(1)) >= len(literals):
+            raise _Unsafe
+        return literals[int(found.group(1))]
+    if isinstance(value, dict):
+        return {_unmask(k, literals): _unmask(v, literals) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unmask(v, literals) for v in value]
+    return value
 
 
 def _has_content(raw: str) -> bool:

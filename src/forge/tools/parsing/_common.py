@@ -43,7 +43,13 @@ def field(obj: Any, key: str, alt: str | None = None) -> Any:
     value = getattr(obj, key, None)
     if value is None and alt is not None:
         value = getattr(obj, alt, None)
+    if value is not None and type(value).__name__ in _SENTINELS:
+        return None
     return value
+
+
+# How SDKs spell "not set" on their objects (mistralai's UNSET, openai's NOT_GIVEN, ...).
+_SENTINELS = frozenset({"Unset", "NotGiven", "Omit", "_NotGiven", "UnsetType"})
 
 
 def items(value: Any) -> list[Any]:

@@ -84,7 +84,11 @@ def _load_bedrock(d: dict[str, Any]) -> Any:
 def _chat_calls(first_args: Any, second_args: Any, ids: tuple[str, str]) -> list[Any]:
     return [
         {"id": ids[0], "type": "function", "function": {"name": "search", "arguments": first_args}},
-        {"id": ids[1], "type": "function", "function": {"name": "lookup", "arguments": second_args}},
+        {
+            "id": ids[1],
+            "type": "function",
+            "function": {"name": "lookup", "arguments": second_args},
+        },
     ]
 
 
@@ -208,7 +212,9 @@ SAMPLES = [
                 "index": 0, "finish_reason": "tool_calls",
                 "message": {
                     "role": "assistant", "content": "",
-                    "tool_calls": _chat_calls(ARGS_1, json.dumps(ARGS_2), ("D681PevKs", "aB3dE5fG7")),
+                    "tool_calls": _chat_calls(
+                        ARGS_1, json.dumps(ARGS_2), ("D681PevKs", "aB3dE5fG7")
+                    ),
                 },
             }],
         },

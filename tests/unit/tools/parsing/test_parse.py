@@ -11,7 +11,6 @@ from forge.core.errors import UnsupportedProviderError
 from forge.tools import ToolCall, ToolCallFormatError, parse_tool_calls
 from forge.tools.parsing import GENERATED_ID_PREFIX, PROVIDERS, detect_provider
 
-
 ARGS_1 = {"query": "weather in Paris", "limit": 3}
 ARGS_2 = {"query": "ünïcode ✓", "filters": {"lang": ["fr", "en"], "since": None}}
 
@@ -244,7 +243,7 @@ def test_provider_aliases(samples: dict[str, Any]) -> None:
 @pytest.mark.parametrize("value", [{"foo": 1}, [], [1, 2], 42, "not json"])
 def test_undetectable_input_fails_clearly(value: Any) -> None:
     """A shape no provider uses fails with an error asking for ``provider=``."""
-    with pytest.raises(ToolCallFormatError, match="provider|JSON"):
+    with pytest.raises(ToolCallFormatError, match=r"provider|JSON"):
         parse_tool_calls(value)
 
 

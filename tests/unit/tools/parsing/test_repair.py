@@ -90,7 +90,8 @@ def test_unsafe_arguments_carry_the_problem(raw: Any, problem: str) -> None:
 def test_the_problem_quotes_what_the_model_sent() -> None:
     """The message quotes the raw arguments, cut to a bounded length."""
     short = decode_arguments('{"q": "ab')
-    assert short.error is not None and short.error.endswith('{"q": "ab')
+    assert short.error is not None
+    assert short.error.endswith('{"q": "ab')
     long = decode_arguments('{"q": "' + "x" * 5000)
     assert long.error is not None
     assert len(long.error) < QUOTE_CHARS + 200
@@ -104,7 +105,8 @@ def test_from_raw_marks_the_call() -> None:
         {"a": 1}, True, "{'a': 1}",
     )  # fmt: skip
     broken = ToolCall.from_raw("c2", "s", '{"a": ')
-    assert broken.argument_error and broken.raw_arguments == '{"a": '
+    assert broken.argument_error
+    assert broken.raw_arguments == '{"a": '
     clean = ToolCall.from_raw("c3", "s", '{"a": 1}')
     assert clean == ToolCall("c3", "s", {"a": 1})
 
@@ -153,12 +155,16 @@ def test_invalid_json_becomes_a_result_quoting_the_problem(registry: ToolRegistr
     broken, repaired = registry.execute_all(calls)
     assert not broken.success
     assert broken.error_kind is ErrorKind.INVALID_JSON
-    assert broken.call_id == "call_0" and broken.tool_name == "search"
+    assert broken.call_id == "call_0"
+    assert broken.tool_name == "search"
     assert broken.error is not None
-    assert "truncated JSON" in broken.error and '{"query": "par' in broken.error
-    assert "query (string, required)" in broken.error and "limit (integer)" in broken.error
+    assert "truncated JSON" in broken.error
+    assert '{"query": "par' in broken.error
+    assert "query (string, required)" in broken.error
+    assert "limit (integer)" in broken.error
     assert "Retrying can help" in broken.error
-    assert repaired.success and repaired.output == ["x"]
+    assert repaired.success
+    assert repaired.output == ["x"]
 
 
 def test_invalid_json_never_runs_the_handler_with_empty_arguments() -> None:
