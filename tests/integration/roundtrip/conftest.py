@@ -40,7 +40,9 @@ class Stub:
 
     def reply_json(self, body: Any, status: int = 200) -> None:
         """Queue a JSON response."""
-        self.replies.append((status, {"Content-Type": "application/json"}, json.dumps(body).encode()))
+        self.replies.append(
+            (status, {"Content-Type": "application/json"}, json.dumps(body).encode())
+        )
 
     def answer(self, captured: Captured) -> Reply:
         with self.lock:
@@ -104,8 +106,11 @@ def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stub]:
 @pytest.fixture
 def registry() -> ToolRegistry:
     """Two tools the stubbed models call: one with an enum and a default, one with ints."""
+
     @tool
-    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> dict[str, Any]:
+    def get_weather(
+        city: str, unit: Literal["celsius", "fahrenheit"] = "celsius"
+    ) -> dict[str, Any]:
         """Current weather for a city.
 
         Args:

@@ -96,7 +96,7 @@ def test_chat_completions_streaming_round_trip(stub: Any, registry: ToolRegistry
         ("call_s2", "get_weather", {"city": "Oslo"}),
     ]
     results = registry.execute_all(parsed)
-    assert [r.output for r in results][0] == 3
+    assert next(r.output for r in results) == 3
 
 
 def _response(output: list[Any]) -> dict[str, Any]:

@@ -219,7 +219,8 @@ def test_gemini() -> None:
     ]
     (content,) = format_results(results, "gemini")
     assert content == {"role": "user", "parts": [
-        {"functionResponse": {"id": "8f2b1a3c", "name": "weather", "response": {"output": {"t": 21}}}},
+        {"functionResponse": {"id": "8f2b1a3c", "name": "weather",
+                              "response": {"output": {"t": 21}}}},
         {"functionResponse": {"name": "search", "response": {"output": "x"}}},
         {"functionResponse": {"id": "9a0c", "name": "weather", "response": {"error": "bad city"}}},
     ]}  # fmt: skip
