@@ -15,12 +15,13 @@ from typing import Any
 from forge.tools.formats._schema import (
     ANNOTATIONS,
     Context,
+    Path,
     Schema,
     append_description,
     child,
-    inline_refs,
     is_free_form,
     json_string_schema,
+    without_refs,
 )
 
 __all__ = ["ANTHROPIC", "BEDROCK", "Profile", "compile_closed_strict"]
@@ -64,12 +65,12 @@ BEDROCK = Profile(
 def compile_closed_strict(schema: Mapping[str, Any], ctx: Context, profile: Profile) -> Schema:
     """Return the strict form of a parameters schema for ``profile``."""
     ctx.root = schema
-    inlined = inline_refs(schema, ctx)
+    inlined = without_refs(schema, ctx)
     ctx.root = inlined
-    return _node(inlined, ctx, "", profile)
+    return _node(inlined, ctx, (), profile)
 
 
-def _node(schema: Any, ctx: Context, path: str, profile: Profile) -> Schema:
+def _node(schema: Any, ctx: Context, path: Path, profile: Profile) -> Schema:
     if path and (not isinstance(schema, Mapping) or is_free_form(schema, ctx.root)):
         ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
         return json_string_schema(schema if isinstance(schema, Mapping) else {})
@@ -110,7 +111,7 @@ def _fits(key: str, value: Any, profile: Profile) -> bool:
     return True
 
 
-def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> None:
+def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> None:
     out.setdefault("properties", {})
     extra = schema.get("additionalProperties", False)
     if extra is not False and out["properties"]:

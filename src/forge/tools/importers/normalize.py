@@ -249,13 +249,17 @@ def _enum(node: dict[str, Any], path: str, notes: _Notes) -> None:
         items["enum"] = node.pop("enum")
         _enum(items, f"{path}.items", notes)
         return
-    coerced = [_coerce(v, kind) for v in values]
-    if all(ok or _matches(v, kind) for ok, v in coerced):
-        notes.warn(f"{path}.enum", f"string values converted to {kind}")
-        node["enum"] = [v for _, v in coerced]
-    elif all(isinstance(v, str) for v in values):
-        notes.warn(f"{path}.type", f"{kind!r} -> 'string' to match the enum {values!r}")
-        node["type"] = "string"
+    converted = [v if _matches(v, kind) else _coerce(v, kind)[1] for v in values]
+    leftovers = [v for v in converted if not _matches(v, kind)]
+    if len(leftovers) < len(values) and converted != values:
+        notes.warn(f"{path}.enum", f"values that spell a {kind} were converted: {converted!r}")
+        node["enum"] = converted
+    if not leftovers:
+        return
+    if all(isinstance(v, str) for v in leftovers) and isinstance(kind, str):
+        widened = "string" if len(leftovers) == len(values) else [kind, "string"]
+        notes.warn(f"{path}.type", f"{kind!r} -> {widened!r} to admit the enum {leftovers!r}")
+        node["type"] = widened
     else:
         notes.warn(f"{path}.type", f"{kind!r} removed: the enum {values!r} mixes types")
         del node["type"]
@@ -263,13 +267,30 @@ def _enum(node: dict[str, Any], path: str, notes: _Notes) -> None:
 
 def _default(node: dict[str, Any], path: str, notes: _Notes) -> None:
     value, kind = node["default"], node.get("type")
+    enum = node.get("enum")
+    if isinstance(enum, list) and value not in enum and (kind is None or _matches(value, kind)):
+        notes.warn(f"{path}.enum", f"the default {value!r} was added to the enum")
+        node["enum"] = [*enum, value]
     if kind is None or _matches(value, kind):
+        return
+    if value is None:
+        notes.warn(f"{path}.type", f"{kind!r} also allows null: the default is null")
+        node["type"] = [*kind, "null"] if isinstance(kind, list) else [kind, "null"]
+        if "enum" in node and None not in node["enum"]:
+            node["enum"] = [*node["enum"], None]
         return
     ok, coerced = _coerce(value, kind)
     if ok:
         notes.warn(f"{path}.default", f"{value!r} converted to {coerced!r}")
         node["default"] = coerced
         return
-    shown = "null" if value is None else repr(value)
-    notes.warn(f"{path}.default", f"{shown} is not of type {kind}; removed")
+    if isinstance(value, str) and kind in ("integer", "number", "boolean"):
+        notes.warn(
+            f"{path}.type", f"{kind!r} -> [{kind!r}, 'string'] to admit the default {value!r}"
+        )
+        node["type"] = [kind, "string"]
+        if isinstance(enum, list) and value not in enum:
+            node["enum"] = [*enum, value]
+        return
+    notes.warn(f"{path}.default", f"{value!r} is not of type {kind}; removed")
     del node["default"]
