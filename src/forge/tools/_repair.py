@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -88,6 +88,13 @@ def decode_arguments(raw: Any) -> Decoded:
     if not isinstance(raw, str):
         return _invalid(f"The arguments must be a JSON object, not {_kind(raw)}", repr(raw))
     try:
+        value = fast_loads(raw)
+    except ValueError:
+        pass
+    else:
+        if type(value) is dict:
+            return Decoded(value, False, None)
+    try:
         value = _loads(raw)
     except _JSONDecodeError as exc:
         return _decode_invalid(raw, exc)
@@ -96,6 +103,29 @@ def decode_arguments(raw: Any) -> Decoded:
     if type(value) is dict:
         return Decoded(value, False, None)
     return _from_value(value, raw)
+
+
+def fast_loads(text: str) -> Any:
+    """``json.loads`` through pydantic-core's faster decoder, with the same result.
+
+    Any text pydantic-core refuses (it is stricter about lone surrogate escapes, for one)
+    goes to ``json.loads``, so what decodes and what it decodes to do not change.
+    """
+    try:
+        return _from_json(text)
+    except ValueError:
+        return _loads(text)
+
+
+def _from_json_or_loads() -> Callable[[str], Any]:
+    try:
+        from pydantic_core import from_json
+    except ImportError:  # pragma: no cover - pydantic is a dependency
+        return _loads
+    return from_json
+
+
+_from_json = _from_json_or_loads()
 
 
 def _from_value(value: Any, raw: str) -> Decoded:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
@@ -54,8 +54,17 @@ class ToolCall:
         Text is decoded, and repaired where that is safe (see `forge.tools._repair`); a
         call whose text cannot be decoded carries the problem in ``argument_error``.
         """
-        if type(raw_arguments) is dict:
-            return cls(call_id, name, raw_arguments)
+        kind = type(raw_arguments)
+        if kind is dict and cls is ToolCall:
+            return _clean_call(call_id, name, raw_arguments)
+        if kind is str and cls is ToolCall:
+            try:
+                value = (_loads or _load_loads())(raw_arguments)
+            except ValueError:
+                pass
+            else:
+                if type(value) is dict:
+                    return _clean_call(call_id, name, value)
         from forge.tools._repair import decode_arguments
 
         decoded = decode_arguments(raw_arguments)
@@ -90,3 +99,40 @@ class ToolCall:
         if arguments is None or isinstance(arguments, Mapping):
             return cls(call_id, value["name"], arguments if arguments is not None else {})
         return cls.from_raw(call_id, value["name"], arguments)
+
+
+# Parsing builds one call per tool call a model makes, so the clean path skips the frozen
+# dataclass __init__ (one object.__setattr__ per field) and sets the slots directly.
+_new = object.__new__
+_SET = tuple(
+    ToolCall.__dict__[f].__set__
+    for f in ("id", "name", "arguments", "repaired", "argument_error", "raw_arguments")
+)
+_set_id, _set_name, _set_arguments, _set_repaired, _set_error, _set_raw = _SET
+
+
+def _clean_call(call_id: str, name: str, arguments: dict[str, Any]) -> ToolCall:
+    """``ToolCall(call_id, name, arguments)`` for well-formed arguments, faster."""
+    call: ToolCall = _new(ToolCall)
+    _set_id(call, call_id)
+    _set_name(call, name)
+    _set_arguments(call, arguments)
+    _set_repaired(call, False)
+    _set_error(call, None)
+    _set_raw(call, None)
+    return call
+
+
+_loads: Callable[[str], Any] | None = None
+
+
+def _load_loads() -> Callable[[str], Any]:
+    """The fastest exact JSON decoder at hand (pydantic-core's, else the standard one).
+
+    pydantic-core is imported on first use, not with `forge.tools`.
+    """
+    global _loads  # noqa: PLW0603 - one lazily bound function
+    from forge.tools._repair import fast_loads
+
+    _loads = fast_loads
+    return _loads

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -69,6 +68,8 @@ def generated_id(index: int, name: str, arguments: Any) -> str:
     The same call at the same position always gets the same id, so parsing a response
     twice gives equal calls; the digest keeps calls of different turns apart.
     """
+    import hashlib
+
     try:
         text = json.dumps(arguments, sort_keys=True, default=str)
     except (TypeError, ValueError):

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from forge.tools._jsonable import dumps, to_jsonable
 from forge.tools.parsing._common import ToolCallFormatError
 from forge.tools.results import ToolResult
 
@@ -28,11 +27,17 @@ def results_list(results: ToolResult | Iterable[ToolResult]) -> list[ToolResult]
 def output_text(result: ToolResult) -> str:
     """A successful result's output as text: a string as is, anything else as JSON."""
     output = result.output
-    return output if type(output) is str else dumps(output)
+    if type(output) is str:
+        return output
+    from forge.tools._jsonable import dumps
+
+    return dumps(output)
 
 
 def output_json(result: ToolResult) -> Any:
     """A successful result's output as JSON data (see `forge.tools._jsonable`)."""
+    from forge.tools._jsonable import to_jsonable
+
     return to_jsonable(result.output)
 
 

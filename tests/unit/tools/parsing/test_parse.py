@@ -265,3 +265,25 @@ def test_calls_without_a_name_fail(provider: str, value: Any) -> None:
     """A call with no tool name cannot be answered: that is a format error, not a guess."""
     with pytest.raises(ToolCallFormatError):
         parse_tool_calls(value, provider)
+
+
+def test_importing_forge_tools_does_not_load_the_parsers() -> None:
+    """Parsing, streaming and result formatting load on first use, not with forge.tools."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, forge.tools\n"
+        "names = ('forge.tools.parsing', 'forge.tools.streaming', 'forge.tools.replies',"
+        " 'json_repair')\n"
+        "print(sorted(n for n in names if n in sys.modules))\n"
+        "from forge.tools import parse_tool_calls, ToolCallAccumulator, format_results\n"
+        "print(parse_tool_calls.__module__, ToolCallAccumulator.__module__,"
+        " format_results.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.splitlines()  # fmt: skip
+    assert out == [
+        "[]",
+        "forge.tools.parsing forge.tools.streaming forge.tools.replies",
+    ]
