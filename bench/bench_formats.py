@@ -114,7 +114,8 @@ def run() -> list[str]:
         "pydantic-ai transformer + envelope (info)": _peer(_pydantic_ai, functions),
         "openai-agents `Converter.tool_to_openai` (info)": _peer(_openai_agents, functions),
     }
-    cases = {k: BatchCase(_nothing, _call(v), TOOLS) for k, v in peers.items() if callable(v)}
+    cases = {k: BatchCase(_nothing, _call(v), TOOLS, repeat=2 if "langchain" in k else 5)
+             for k, v in peers.items() if callable(v)}  # fmt: skip
     targets = [(fmt, False) for fmt in FORMATS] + [("openai", True), ("anthropic", True)]
     for fmt, strict in targets:
         label = f"`{fmt}`{' strict' if strict else ''}"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import (
     DuplicateToolError,
+    SchemaConversionError,
     ToolDefinitionError,
     ToolError,
     ToolNotFoundError,
@@ -39,6 +40,7 @@ __all__ = [
     "ErrorKind",
     "ExecutionContext",
     "RegistryEvent",
+    "SchemaConversionError",
     "Tool",
     "ToolAnnotations",
     "ToolBuilder",

@@ -21,6 +21,8 @@ from forge.tools.formats._schema import (
     child,
     is_free_form,
     json_string_schema,
+    simple_leaf,
+    strict_leaf,
     without_refs,
 )
 
@@ -71,6 +73,9 @@ def compile_closed_strict(schema: Mapping[str, Any], ctx: Context, profile: Prof
 
 
 def _node(schema: Any, ctx: Context, path: Path, profile: Profile) -> Schema:
+    kind = simple_leaf(schema)
+    if kind is not None:
+        return strict_leaf(schema, kind, ctx, path)
     if path and (not isinstance(schema, Mapping) or is_free_form(schema, ctx.root)):
         ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
         return json_string_schema(schema if isinstance(schema, Mapping) else {})
@@ -120,4 +125,7 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> 
                  "cannot be expressed")  # fmt: skip
     if extra is not False:
         ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    elif "additionalProperties" not in schema and schema.get("properties"):
+        ctx.note(path, "additionalProperties", "removed",
+                 "the object did not forbid other keys; strict mode closes it")  # fmt: skip
     out["additionalProperties"] = False

@@ -20,6 +20,7 @@ from forge.tools.formats._schema import (
     Schema,
     append_description,
     child,
+    simple_leaf,
     without_refs,
 )
 
@@ -40,6 +41,13 @@ def compile_gemini(schema: Mapping[str, Any], ctx: Context) -> Schema:
 
 
 def _node(schema: Any, ctx: Context, path: Path) -> Schema:
+    kind = simple_leaf(schema)
+    if kind is not None:
+        leaf = {k: v for k, v in schema.items() if k not in ("title", "type")}
+        if leaf.get("default", 0) is None:
+            del leaf["default"]
+        leaf["type"] = TYPES[kind]
+        return leaf
     if not isinstance(schema, Mapping):
         return {}
     schema = _merge_all_of(schema, ctx, path)

@@ -25,6 +25,8 @@ from forge.tools.formats._schema import (
     inline_refs,
     is_free_form,
     json_string_schema,
+    simple_leaf,
+    strict_leaf,
 )
 
 __all__ = ["compile_openai_strict"]
@@ -54,6 +56,10 @@ def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
 
 
 def _node(schema: Any, ctx: Context, path: Path) -> Schema:
+    ctx.visited += 1
+    kind = simple_leaf(schema)
+    if kind is not None:
+        return strict_leaf(schema, kind, ctx, path)
     if not isinstance(schema, Mapping) or is_free_form(schema, ctx.root):
         if path:  # the root stays an object (closed below)
             ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
@@ -97,8 +103,10 @@ def _keyword(
         return
     elif key in KEEP and _supported(key, value):
         out[key] = value
+        if key == "enum":
+            ctx.enum_values += len(value)
     else:
-        ctx.note(path, key, "moved_to_description", f"strict mode does not support {key}")
+        ctx.note(path, key, "moved_to_description", f"{ctx.provider} strict has no {key}")
         moved[key] = value
 
 
@@ -158,6 +166,9 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> 
         )
     if extra is not False:
         ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    elif "additionalProperties" not in schema and schema.get("properties"):
+        ctx.note(path, "additionalProperties", "removed",
+                 "the object did not forbid other keys; strict mode closes it")  # fmt: skip
     required = set(schema.get("required", ()))
     canonical = schema.get("properties", {})
     for name, prop in props.items():
@@ -200,6 +211,8 @@ def nullable(schema: Schema) -> Schema:
 
 
 def _check_sizes(schema: Schema, ctx: Context) -> None:
+    if ctx.visited <= MAX_DEPTH and ctx.enum_values <= MAX_ENUM_VALUES:
+        return  # too few nodes to break the nesting or property limits
     counts = {"properties": 0, "enum": 0, "depth": 0}
     _measure(schema, counts, 0)
     if counts["depth"] > MAX_DEPTH:

@@ -27,6 +27,10 @@ SCHEMA_ONE = (
 ANNOTATIONS = ("title", "$schema", "$id", "$comment", "examples", "readOnly", "writeOnly",
                "deprecated", "$anchor", "contentMediaType", "contentEncoding")  # fmt: skip
 
+#: Keys of the commonest leaf schema (``{"type": "string", "description": ...}``).
+LEAF_KEYS = frozenset({"type", "description", "default", "title"})
+PRIMITIVES = frozenset({"string", "integer", "number", "boolean", "null"})
+
 JSON_STRING_NOTE = "A JSON value, encoded as a string."
 
 
@@ -39,6 +43,10 @@ class Context:
     strict: bool
     root: Mapping[str, Any] = field(default_factory=dict)
     changes: list[SchemaChange] = field(default_factory=list)
+    visited: int = 0
+    """How many schema nodes a compiler walked (a cheap bound on sizes)."""
+    enum_values: int = 0
+    """How many enum values a compiler kept."""
 
     def note(self, path: Path, keyword: str, action: ChangeAction, detail: str) -> None:
         """Record a change."""
@@ -58,6 +66,26 @@ class Context:
             tool=self.tool, provider=self.provider, strict=self.strict,
             changes=tuple(self.changes),
         )  # fmt: skip
+
+
+def simple_leaf(schema: Any) -> str | None:
+    """The primitive type of a leaf with only type/description/default/title, else ``None``."""
+    if type(schema) is dict:
+        kind = schema.get("type")
+        if type(kind) is str and kind in PRIMITIVES and schema.keys() <= LEAF_KEYS:
+            return kind
+    return None
+
+
+def strict_leaf(schema: Mapping[str, Any], kind: str, ctx: Context, path: Path) -> Schema:
+    """Compile a simple leaf for a strict mode: the default moves into the description."""
+    out: Schema = {"type": kind}
+    if "description" in schema:
+        out["description"] = schema["description"]
+    if "default" in schema:
+        ctx.note(path, "default", "moved_to_description", f"{ctx.provider} strict has no default")
+        append_description(out, {"default": schema["default"]})
+    return out
 
 
 def child(path: Path, *parts: str | int) -> Path:

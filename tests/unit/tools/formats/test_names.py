@@ -69,3 +69,23 @@ def test_mapping_is_injective_and_reversible(originals: list[str]) -> None:
     assert all(re.match(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$", m) for m in mapped)
     assert len(set(mapped)) == len(set(originals))
     assert all(names.original(m) == o for m, o in zip(mapped, originals, strict=True))
+
+
+def test_a_call_for_the_mapped_name_reaches_the_right_tool() -> None:
+    """Imported dotted names register under mapped names; calls map back to the original."""
+    from forge.tools import ToolCall, ToolRegistry, from_record
+    from forge.tools.importers import normalize_definition
+
+    names = NameMap()
+    registry = ToolRegistry()
+    for original in ("math.add", "math_add", "math-add"):
+        definition = normalize_definition(
+            {"name": original, "description": f"{original}.", "parameters": {
+                "type": "dict", "properties": {"x": {"type": "integer"}}}},
+            names=names,
+        )  # fmt: skip
+        registry.register(from_record(definition.to_record(lambda x, who=original: f"{who}:{x}")))
+    results = registry.execute_all([ToolCall(f"c{i}", n, {"x": i}) for i, n in
+                                    enumerate(registry.names())])  # fmt: skip
+    assert [names.original(r.tool_name) for r in results] == ["math.add", "math_add", "math-add"]
+    assert [r.output for r in results] == ["math.add:0", "math_add:1", "math-add:2"]

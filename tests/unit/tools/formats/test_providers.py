@@ -253,3 +253,29 @@ def test_strict_note_for_nullable_optional_with_a_default() -> None:
     _, report = convert(find, "openai", strict=True)
     notes = [c for c in report.changes if c.action == "note" and c.keyword == "default"]
     assert [c.path for c in notes] == ["/properties/limit"]
+
+
+def test_strict_size_limits_fail_clearly() -> None:
+    """Nesting over 10 objects or over 1,000 enum values cannot be strict."""
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(11):
+        deep = {"type": "object", "properties": {"x": deep}, "required": ["x"]}
+    with pytest.raises(SchemaConversionError, match="nest 11 levels"):
+        to_provider([_schema_tool(deep)], "openai", strict=True)
+    many = {"type": "object", "properties": {"e": {"type": "integer", "enum": list(range(1001))}}}
+    with pytest.raises(SchemaConversionError, match="enum values; the limit is 1000"):
+        to_provider([_schema_tool(many)], "openai", strict=True)
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "object", "properties": {
+        f"q{j}": {"type": "integer"} for j in range(500)}} for i in range(11)}}  # fmt: skip
+    with pytest.raises(SchemaConversionError, match="5511 properties"):
+        to_provider([_schema_tool(wide)], "openai", strict=True)
+
+
+def test_memo_replays_the_report_and_survives_clearing() -> None:
+    """A second conversion of the same tool reports the same changes, memo or not."""
+    from forge.tools.formats import _memo
+
+    first = convert(find, "gemini")[1]
+    assert convert(find, "gemini")[1] == first
+    _memo.clear()
+    assert convert(find, "gemini")[1] == first

@@ -41,7 +41,7 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _object(props: dict[str, dict[str, Any]], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": props,
+    return {"type": "object", "properties": props, "additionalProperties": False,
             "required": [r for r in required if r in props]}  # fmt: skip
 
 
@@ -184,6 +184,24 @@ def gemini_as_json_schema(schema: Any) -> Any:
     return out
 
 
+def declared_only(schema: Any, value: Any, root: dict[str, Any]) -> Any:
+    """``value`` without the keys its schema does not declare (at every depth)."""
+    if isinstance(schema, dict) and "$ref" in schema:
+        schema = resolve(root, schema["$ref"])
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        return {k: declared_only(props[k], v, root) for k, v in value.items() if k in props}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [declared_only(schema["items"], v, root) for v in value]
+    for branch in schema.get("anyOf", []):
+        stripped = declared_only(branch, value, root)
+        if _ok({**branch, "$defs": root.get("$defs", {})}, stripped):
+            return stripped
+    return value
+
+
 def _noop(**kwargs: Any) -> Any:
     return kwargs
 
@@ -233,4 +251,5 @@ def test_strict_and_gemini_schemas_keep_the_meaning(data: Any) -> None:
     if canonical_ok:
         assert _ok(gemini_schema, value), (gemini_schema, value)
     if _ok(gemini_schema, value) and _exact(gemini_report, {"additionalProperties"}):
-        assert canonical_ok, (schema, gemini_schema, value)
+        # Gemini objects cannot be closed: undeclared keys are what our validation adds.
+        assert _ok(schema, declared_only(schema, value, schema)), (schema, gemini_schema, value)
