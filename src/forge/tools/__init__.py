@@ -1,10 +1,13 @@
 """forge.tools: define, register, validate and run LLM tools.
 
 Importing this package loads only the standard library; pydantic,
-jsonschema-rs, docstring-parser and bm25s are imported when first needed.
+jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
+needed.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import (
     DuplicateToolError,
@@ -26,6 +29,11 @@ from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
 from forge.tools.results import ErrorKind, ToolResult
 from forge.tools.tool import Tool, tool
 
+if TYPE_CHECKING:
+    from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
+    from forge.tools.replies import format_results
+    from forge.tools.streaming import ToolCallAccumulator
+
 __all__ = [
     "BaseTool",
     "DuplicateToolError",
@@ -37,6 +45,8 @@ __all__ = [
     "ToolAnnotations",
     "ToolBuilder",
     "ToolCall",
+    "ToolCallAccumulator",
+    "ToolCallFormatError",
     "ToolCategory",
     "ToolDefinitionError",
     "ToolError",
@@ -49,6 +59,29 @@ __all__ = [
     "ToolValidationError",
     "create_tool",
     "default_registry",
+    "format_results",
     "from_record",
+    "parse_tool_calls",
     "tool",
 ]
+
+
+# Tool-call parsing, streaming and result formatting load on first use: most programs
+# that import forge.tools to define and run tools never touch them.
+_LAZY = {
+    "ToolCallAccumulator": "forge.tools.streaming",
+    "ToolCallFormatError": "forge.tools.parsing",
+    "format_results": "forge.tools.replies",
+    "parse_tool_calls": "forge.tools.parsing",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'forge.tools' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
