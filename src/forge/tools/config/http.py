@@ -115,11 +115,12 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
 
 
 def _url_params(name: str, url: str, properties: set[str]) -> tuple[str, ...]:
-    without_env = _ENV_REF.sub("", url)
+    without_env = _ENV_REF.sub(lambda m: m.group(2) or "", url)
     scheme, sep, rest = without_env.partition("://")
-    if not sep or scheme.lower() not in ("http", "https"):
+    server_from_env = url.startswith("${") and not sep
+    if not server_from_env and (not sep or scheme.lower() not in ("http", "https")):
         raise ToolDefinitionError(name, f"the url {url!r} must start with http:// or https://")
-    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    authority = "" if server_from_env else re.split(r"[/?#]", rest, maxsplit=1)[0]
     if "{" in authority:
         raise ToolDefinitionError(
             name, f"the url {url!r} has a placeholder in its host; only the path and query "
