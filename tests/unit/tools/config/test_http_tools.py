@@ -229,3 +229,31 @@ def test_http_tool_from_a_file(http_server: str, tmp_path: Path) -> None:
     report = load_tools(path, allow_private_network=True)
     assert report.ok
     assert report.registry.execute("lookup", {"id": "7"}).output["path"] == "/items/7"
+
+
+def test_network_policy_values() -> None:
+    """The policy accepts booleans, one address, networks, and rejects junk with a reason."""
+    import ipaddress
+
+    from forge.tools.config._network import NetworkPolicy
+
+    assert NetworkPolicy.coerce(True).allow_all
+    single = NetworkPolicy.coerce("10.0.0.5")
+    assert single.allows(ipaddress.ip_address("10.0.0.5"))
+    assert not single.allows(ipaddress.ip_address("10.0.0.6"))
+    assert NetworkPolicy.coerce(single) is single
+    with pytest.raises(ToolDefinitionError, match="invalid allow_private_network"):
+        http_tool({"url": "http://x/"}, allow=["not an address"])
+
+
+def test_public_addresses_are_not_refused() -> None:
+    """Public addresses pass the check; reserved and IPv4-mapped loopback do not."""
+    import ipaddress
+
+    from forge.tools.config._network import address_refusal
+
+    assert address_refusal(ipaddress.ip_address("93.184.216.34")) is None
+    assert address_refusal(ipaddress.ip_address("::ffff:127.0.0.1")) == "loopback"
+    assert address_refusal(ipaddress.ip_address("100.64.0.1")) == "reserved"
+    assert address_refusal(ipaddress.ip_address("fe80::1")) == "link-local"
+    assert address_refusal(ipaddress.ip_address("224.0.0.1")) == "multicast"
