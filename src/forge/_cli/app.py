@@ -1,4 +1,9 @@
-"""The commands of ``forge-tools`` (typer), and how errors become exit codes."""
+"""The commands of ``forge-tools`` (typer), and how errors become exit codes.
+
+Configuration files given to the command line may name the builtin handlers and the
+bundled examples' internal handlers (``notes.add``, ``notes.list``); other internal
+handlers are registered by an application through `forge.tools.config.load_tools`.
+"""
 
 from __future__ import annotations
 
@@ -58,10 +63,14 @@ def load_registry(config: list[Path] | None, allow_private: bool = False) -> Too
         from forge.examples import example_registry
 
         return example_registry(allow_private_network=allow_private)
+    from forge.examples import example_internal_handlers
     from forge.tools.config import load_tools
 
     try:
-        return load_tools(config, strict=True, allow_private_network=allow_private).registry
+        return load_tools(
+            config, strict=True, internal=example_internal_handlers(),
+            allow_private_network=allow_private,
+        ).registry  # fmt: skip
     except ConfigError as exc:
         raise Failure(EXIT_VALIDATION, str(exc)) from None
 
@@ -172,10 +181,11 @@ def validate(
     json_: JsonOpt = False,
 ) -> None:
     """Lint tool definition files: invalid definitions and per-provider problems."""
+    from forge.examples import example_internal_handlers
     from forge.tools.config import load_tools
     from forge.tools.lint import lint_tools
 
-    report = load_tools([*files, *(config or [])])
+    report = load_tools([*files, *(config or [])], internal=example_internal_handlers())
     findings = lint_tools(report.tools)
     render.lint(report, findings, as_json=json_)
     if report.issues or any(f.severity == "error" for f in findings):

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 def _out() -> Console:
-    return Console(soft_wrap=True, highlight=False)
+    # Pipes and files get 120 columns rather than rich's default of 80.
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 
 
 def print_json(value: Any) -> None:

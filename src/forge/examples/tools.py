@@ -5,12 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field
 
 from forge.tools import ExecutionContext, Tool, ToolRegistry, tool
+
+if TYPE_CHECKING:
+    from forge.tools.config import HandlerRegistry
 
 MAX_READ_BYTES = 1_000_000
 
@@ -138,13 +141,19 @@ def example_registry(*, allow_private_network: bool = False) -> ToolRegistry:
         allow_private_network: Let the http example reach private addresses
             (for a local server named by ``FORGE_EXAMPLES_HTTP_BASE``).
     """
-    from forge.tools.config import HandlerRegistry, load_tools
+    from forge.tools.config import load_tools
 
-    notebook = Notebook()
-    internal = HandlerRegistry("internal", {"notes.add": notebook.add, "notes.list": notebook.list})
     registry = ToolRegistry(EXAMPLE_TOOLS)
     load_tools(
-        CONFIG_FILE, registry=registry, strict=True, internal=internal,
+        CONFIG_FILE, registry=registry, strict=True, internal=example_internal_handlers(),
         allow_private_network=allow_private_network,
     )  # fmt: skip
     return registry
+
+
+def example_internal_handlers() -> HandlerRegistry:
+    """Return the internal handlers of the bundled configuration (a fresh `Notebook`)."""
+    from forge.tools.config import HandlerRegistry
+
+    notebook = Notebook()
+    return HandlerRegistry("internal", {"notes.add": notebook.add, "notes.list": notebook.list})
