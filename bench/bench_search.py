@@ -28,19 +28,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import REPO_ROOT, Row, render_rows
-from _workload import normalise_bfcl_schema
 
 BFCL = REPO_ROOT.parent / "shared" / "corpora" / "bfcl"
 MEASURED = ("multiple", "live_multiple")
 TARGETS = {"multiple": 0.95, "live_multiple": 0.90}
 DEVELOPMENT = ("simple_python", "live_simple", "parallel_multiple", "live_parallel_multiple")
 LATENCY_TOOLS = 10_000
-_JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
-_OTHER_TYPES = {
-    "char": "string", "character": "string", "int": "integer", "long": "integer",
-    "short": "integer", "byte": "integer", "double": "number", "bigdecimal": "number",
-    "arraylist": "array", "list": "array", "hashmap": "object", "map": "object",
-}  # fmt: skip
 
 
 def _corpus() -> Path:
@@ -49,26 +42,6 @@ def _corpus() -> Path:
             f"BFCL corpus not found at {BFCL}: check out shared/ beside the repository"
         )
     return BFCL
-
-
-def _json_types(node: Any) -> Any:
-    """Map Java/JavaScript type names (``String``, ``HashMap``) to JSON Schema, drop the rest."""
-    if isinstance(node, list):
-        return [_json_types(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {}
-    for key, value in node.items():
-        if key == "type" and isinstance(value, str):
-            lowered = value.lower()
-            mapped = lowered if lowered in _JSON_TYPES else _OTHER_TYPES.get(lowered)
-            if mapped is not None:
-                out[key] = mapped
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: _json_types(sub) for name, sub in value.items()}
-        else:
-            out[key] = _json_types(value) if key in {"items", "anyOf", "oneOf"} else value
-    return out
 
 
 def distinct_definitions() -> list[dict[str, Any]]:
@@ -102,8 +75,9 @@ def questions(category: str) -> list[tuple[str, str]]:
 def build_tools(
     definitions: list[dict[str, Any]], copies: int = 1
 ) -> tuple[list[Any], dict[str, str]]:
-    """Tools for the definitions (names mapped to the provider-safe set), and tool -> BFCL name."""
+    """Tools for the definitions (unique names, BFCL types normalised), and tool -> BFCL name."""
     from forge.tools import from_record
+    from forge.tools.importers.normalize import normalize_schema
 
     tools, original, used = [], {}, set()
     for copy in range(copies):
@@ -116,7 +90,7 @@ def build_tools(
                 name = f"{base}__{n}"
             used.add(name)
             original[name] = fn["name"]
-            schema = _json_types(normalise_bfcl_schema(fn["parameters"]))
+            schema, _notes = normalize_schema(fn["parameters"], fn["name"])
             record = {"name": name, "description": fn.get("description", "") or name,
                       "parameters": schema, "handler": lambda args: args}  # fmt: skip
             tools.append(from_record(record))

@@ -99,6 +99,17 @@ def test_export_every_tool() -> None:
     tools = json.loads(ok("export", "--format", "openai"))
     assert [t["function"]["name"] for t in tools][:2] == ["word_count", "convert_temperature"]
     assert len(tools) == len(EXPECTED)
+    assert "strict" not in tools[0]["function"]
+
+
+def test_export_and_show_strict() -> None:
+    """`--strict` passes through to the provider's strict schema mode."""
+    tools = json.loads(ok("export", "--format", "openai", "--strict"))
+    assert all(t["function"]["strict"] is True for t in tools)
+    current = next(t for t in tools if t["function"]["name"] == "current_time")
+    assert current["function"]["parameters"]["required"] == ["timezone"]
+    [shown] = json.loads(ok("show", "current_time", "--format", "openai", "--strict"))
+    assert shown == current
 
 
 def test_call_prints_the_result() -> None:

@@ -107,13 +107,14 @@ def show(
     format_: Annotated[
         str | None, typer.Option("--format", "-f", help="Print the tool in a provider's format.")
     ] = None,
+    strict: Annotated[bool, typer.Option(help="With --format: the strict schema mode.")] = False,
     json_: JsonOpt = False,
 ) -> None:
     """Show one tool: its description, parameters and metadata, or a provider format."""
     registry = load_registry(config)
     tool = find(registry, name)
     if format_ is not None:
-        render.print_json(_provider(registry, format_, allowed=[name], strict=False))
+        render.print_json(_provider(registry, format_, allowed=[name], strict=strict))
         return
     render.tool_details(tool, as_json=json_)
 
@@ -129,15 +130,8 @@ def export(
 
 
 def _provider(registry: ToolRegistry, provider: str, *, allowed: Any, strict: bool) -> Any:
-    import inspect
-
-    kwargs: dict[str, Any] = {"allowed": allowed}
-    if strict:
-        if "strict" not in inspect.signature(registry.to_provider).parameters:
-            raise Failure(EXIT_USAGE, "--strict is not supported by this version's formats")
-        kwargs["strict"] = True
     try:
-        return registry.to_provider(provider, **kwargs)
+        return registry.to_provider(provider, allowed=allowed, strict=strict)
     except UnsupportedProviderError as exc:
         raise Failure(EXIT_NOT_FOUND, str(exc)) from None
 

@@ -15,19 +15,9 @@ from typing import Any
 import pytest
 
 from forge.tools import ToolRegistry, from_record
+from forge.tools.importers.normalize import normalize_schema
 
 BFCL = Path(__file__).parents[3] / ".." / "shared" / "corpora" / "bfcl"
-JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object", "null"}
-RENAMED = {
-    "dict": "object",
-    "float": "number",
-    "tuple": "array",
-    "long": "integer",
-    "double": "number",
-    "hashmap": "object",
-    "arraylist": "array",
-    "char": "string",
-}
 
 
 def corpus() -> Path:
@@ -35,28 +25,6 @@ def corpus() -> Path:
     if not BFCL.is_dir():
         pytest.fail(f"BFCL corpus not found at {BFCL.resolve()}; check out shared/ beside the repo")
     return BFCL
-
-
-def json_schema(node: Any) -> Any:
-    """BFCL's type names mapped to JSON Schema; unknown ones dropped."""
-    if isinstance(node, list):
-        return [json_schema(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "type" and isinstance(value, str):
-            kind = value.lower()
-            kind = kind if kind in JSON_TYPES else RENAMED.get(kind, "")
-            if kind:
-                out[key] = kind
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {k: json_schema(v) for k, v in value.items()}
-        elif key in ("items", "anyOf", "oneOf", "additionalProperties"):
-            out[key] = json_schema(value)
-        else:
-            out[key] = value
-    return out
 
 
 @cache
@@ -72,7 +40,7 @@ def indexed() -> tuple[ToolRegistry, dict[str, str]]:
         name = f"f{i}_" + re.sub(r"[^A-Za-z0-9_-]", "_", fn["name"])[:50]
         original[name] = fn["name"]
         tools.append(from_record({"name": name, "description": fn["description"],
-                                  "parameters": json_schema(fn["parameters"]),
+                                  "parameters": normalize_schema(fn["parameters"], fn["name"])[0],
                                   "handler": lambda args: args}))  # fmt: skip
     return ToolRegistry(tools), original
 
