@@ -1,6 +1,6 @@
 """forge.tools: define, register, validate and run LLM tools.
 
-Tools from configuration files: `forge.tools.config.load_tools`.
+Tools from configuration files: `load_tools` (see `forge.tools.config`).
 
 Importing this package loads only the standard library; pydantic,
 jsonschema-rs, docstring-parser and bm25s are imported when first needed.
@@ -19,6 +19,7 @@ from forge.tools.base import BaseTool
 from forge.tools.builder import ToolBuilder, create_tool
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
+from forge.tools.config import HandlerRegistry, LoadReport, load_tools
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
@@ -33,6 +34,8 @@ __all__ = [
     "DuplicateToolError",
     "ErrorKind",
     "ExecutionContext",
+    "HandlerRegistry",
+    "LoadReport",
     "PromptOptions",
     "RegistryEvent",
     "Tool",
@@ -52,5 +55,6 @@ __all__ = [
     "create_tool",
     "default_registry",
     "from_record",
+    "load_tools",
     "tool",
 ]

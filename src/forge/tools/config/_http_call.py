@@ -85,7 +85,7 @@ def _request_parts(
         if param not in arguments or arguments[param] is None:
             raise LookupError(f"the url needs the parameter {param!r}, which was not given")
         path_values[param] = urllib.parse.quote(_text(arguments[param]), safe="")
-    url = expand_env(spec.url, "the url").format(**path_values)
+    url = expand_env(spec.url, "the url", template=True).format(**path_values)
     headers = {k: expand_env(v, f"the header {k!r}") for k, v in spec.headers}
     params = [
         (wire, _text(arguments[param]))

@@ -56,8 +56,11 @@ class HttpSpec:
     max_response_bytes: int
 
 
-def expand_env(text: str, where: str) -> str:
+def expand_env(text: str, where: str, *, template: bool = False) -> str:
     """Replace ``${VAR}`` / ``${VAR:-default}`` with environment values.
+
+    With ``template`` the values' braces are doubled, so the result can still
+    be filled with `str.format` without a value being read as a placeholder.
 
     Raises:
         LookupError: A variable without default is not set (named, value never shown).
@@ -69,8 +72,8 @@ def expand_env(text: str, where: str) -> str:
         if found is None:
             if default is None:
                 raise LookupError(f"environment variable {name} (used in {where}) is not set")
-            return default
-        return found
+            found = default
+        return found.replace("{", "{{").replace("}", "}}") if template else found
 
     return _ENV_REF.sub(value, text)
 

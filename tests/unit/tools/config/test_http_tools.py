@@ -257,3 +257,14 @@ def test_public_addresses_are_not_refused() -> None:
     assert address_refusal(ipaddress.ip_address("100.64.0.1")) == "reserved"
     assert address_refusal(ipaddress.ip_address("fe80::1")) == "link-local"
     assert address_refusal(ipaddress.ip_address("224.0.0.1")) == "multicast"
+
+
+def test_server_from_the_environment(http_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """${VAR} chooses the server; braces in its value are not read as placeholders."""
+    monkeypatch.setenv("FORGE_TEST_BASE", http_server + "/v{1}")
+    registry = http_tool({"url": "${FORGE_TEST_BASE}/items/{id}"}, {"id": STRING})
+    assert registry.execute("call_api", {"id": "7"}).output["path"] == "/v%7B1%7D/items/7"
+    monkeypatch.delenv("FORGE_TEST_BASE")
+    failed = registry.execute("call_api", {"id": "7"})
+    assert not failed.success
+    assert "FORGE_TEST_BASE" in (failed.error or "")
