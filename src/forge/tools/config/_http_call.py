@@ -154,15 +154,23 @@ async def _send(
 ) -> tuple[int, str | None, str, str, bytes]:
     if target.scheme not in ("http", "https") or not target.host:
         raise OSError(f"cannot request {target}")
+    import httpx
+
     port = target.port or (443 if target.scheme == "https" else 80)
-    address = await resolve_checked(target.host, port, policy=policy)
-    pinned = target.copy_with(host=address)
+    addresses = await resolve_checked(target.host, port, policy=policy)
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
-    request = client.build_request(
-        method, pinned, headers={**headers, "Host": target.netloc.decode("ascii")},
-        json=body, extensions=extensions,
-    )  # fmt: skip
-    response = await client.send(request, stream=True)
+    for position, address in enumerate(addresses, start=1):
+        request = client.build_request(
+            method, target.copy_with(host=address),
+            headers={**headers, "Host": target.netloc.decode("ascii")},
+            json=body, extensions=extensions,
+        )  # fmt: skip
+        try:
+            response = await client.send(request, stream=True)
+            break
+        except httpx.ConnectError:
+            if position == len(addresses):
+                raise
     try:
         data = bytearray()
         async for chunk in response.aiter_bytes():

@@ -67,8 +67,8 @@ def address_refusal(address: IPAddress) -> str | None:
     return None
 
 
-async def resolve_checked(host: str, port: int, *, policy: NetworkPolicy) -> str:
-    """Resolve ``host`` and return the address to connect to.
+async def resolve_checked(host: str, port: int, *, policy: NetworkPolicy) -> list[str]:
+    """Resolve ``host`` and return the checked addresses to connect to, in resolver order.
 
     Raises:
         BlockedAddressError: One of the addresses is not public and the policy
@@ -87,4 +87,4 @@ async def resolve_checked(host: str, port: int, *, policy: NetworkPolicy) -> str
             reason = address_refusal(address)
             if reason is not None and not policy.allows(address):
                 raise BlockedAddressError(host, text, reason)
-    return addresses[0]
+    return addresses

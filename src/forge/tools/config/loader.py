@@ -136,14 +136,14 @@ def _load_file(
         except ToolDefinitionError as exc:
             issues.append(
                 ConfigIssue(
-                    file=str(path), index=index, tool=_name_of(definition, exc),
+                    file=str(path), index=index, tool=_name_of(definition),
                     message=exc.message,
                 )
             )  # fmt: skip
     return out
 
 
-def _name_of(definition: Any, exc: ToolDefinitionError) -> str | None:
+def _name_of(definition: Any) -> str | None:
     name = definition.get("name") if isinstance(definition, dict) else None
     return name if isinstance(name, str) and name else None
 

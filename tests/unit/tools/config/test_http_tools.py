@@ -268,3 +268,12 @@ def test_server_from_the_environment(http_server: str, monkeypatch: pytest.Monke
     failed = registry.execute("call_api", {"id": "7"})
     assert not failed.success
     assert "FORGE_TEST_BASE" in (failed.error or "")
+
+
+def test_each_resolved_address_is_tried(http_server: str) -> None:
+    """A name with several addresses (localhost: ::1 and 127.0.0.1) reaches the one listening."""
+    port = http_server.rsplit(":", 1)[1]
+    registry = http_tool({"url": f"http://localhost:{port}/hello"}, allow=True)
+    result = registry.execute("call_api", {})
+    assert result.success, result.error
+    assert result.output["headers"]["host"] == f"localhost:{port}"
