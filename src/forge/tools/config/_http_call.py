@@ -172,20 +172,26 @@ async def _send(
             if position == len(addresses):
                 raise
     try:
-        data = bytearray()
-        async for chunk in response.aiter_bytes():
-            data.extend(chunk)
-            if len(data) > spec.max_response_bytes:
-                raise _TooLarge
-        return (
-            response.status_code,
-            response.headers.get("location"),
-            response.reason_phrase,
-            response.headers.get("content-type", ""),
-            bytes(data),
-        )
+        data = await _read_limited(response, spec.max_response_bytes)
     finally:
         await response.aclose()
+    return (
+        response.status_code,
+        response.headers.get("location"),
+        response.reason_phrase,
+        response.headers.get("content-type", ""),
+        data,
+    )
+
+
+async def _read_limited(response: httpx.Response, limit: int) -> bytes:
+    """Read the (decoded) body, stopping as soon as it exceeds ``limit`` bytes."""
+    data = bytearray()
+    async for chunk in response.aiter_bytes():
+        data.extend(chunk)
+        if len(data) > limit:
+            raise _TooLarge
+    return bytes(data)
 
 
 def _result(method: str, url: str, response: tuple[int, str | None, str, str, bytes]) -> ToolResult:
