@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_formats
 import bench_foundation
 import bench_parsing
+import bench_search
 import bench_validators
 
 
@@ -31,10 +32,13 @@ def header() -> str:
 
 
 def main() -> None:
-    """Print the header, then the foundation, validator, format and parsing tables."""
+    """Print the header, then every table (foundation, validators, formats, parsing, search)."""
     started = time.perf_counter()
-    print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
-    for module in (bench_foundation, bench_validators, bench_formats, bench_parsing):
+    print(f"## forge-tools benchmarks
+
+{header()}
+", flush=True)
+    for module in (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_search):
         for table in module.run():
             print(table, end="\n\n", flush=True)
     print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field
 
 from forge.tools import ExecutionContext, Tool, ToolRegistry, tool
+
+if TYPE_CHECKING:
+    from forge.tools.config import HandlerRegistry
 
 MAX_READ_BYTES = 1_000_000
 
@@ -109,8 +112,48 @@ EXAMPLE_TOOLS: tuple[Tool, ...] = (
     read_file,
     list_directory,
 )
+CONFIG_FILE = Path(__file__).with_name("tools.yaml")
 
 
-def example_registry() -> ToolRegistry:
-    """Return a new registry holding the bundled example tools."""
-    return ToolRegistry(EXAMPLE_TOOLS)
+class Notebook:
+    """A tiny in-memory service, exposed to configuration as ``internal`` handlers."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, str] = {}
+
+    def add(self, title: str, text: str) -> str:
+        """Save a note, replacing one with the same title."""
+        self.notes[title] = text
+        return f"saved note {title!r}"
+
+    def list(self) -> list[str]:
+        """Return the titles of the saved notes."""
+        return sorted(self.notes)
+
+
+def example_registry(*, allow_private_network: bool = False) -> ToolRegistry:
+    """Return a new registry holding the bundled example tools.
+
+    The Python tools come first, then the configuration tools of ``tools.yaml``
+    (one each of mock, builtin, internal and http), loaded in strict mode.
+
+    Args:
+        allow_private_network: Let the http example reach private addresses
+            (for a local server named by ``FORGE_EXAMPLES_HTTP_BASE``).
+    """
+    from forge.tools.config import load_tools
+
+    registry = ToolRegistry(EXAMPLE_TOOLS)
+    load_tools(
+        CONFIG_FILE, registry=registry, strict=True, internal=example_internal_handlers(),
+        allow_private_network=allow_private_network,
+    )  # fmt: skip
+    return registry
+
+
+def example_internal_handlers() -> HandlerRegistry:
+    """Return the internal handlers of the bundled configuration (a fresh `Notebook`)."""
+    from forge.tools.config import HandlerRegistry
+
+    notebook = Notebook()
+    return HandlerRegistry("internal", {"notes.add": notebook.add, "notes.list": notebook.list})

@@ -1,5 +1,7 @@
 """forge.tools: define, register, validate and run LLM tools.
 
+Tools from configuration files: `load_tools` (see `forge.tools.config`).
+
 Importing this package loads only the standard library; pydantic,
 jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
 needed.
@@ -21,9 +23,11 @@ from forge.tools.base import BaseTool
 from forge.tools.builder import ToolBuilder, create_tool
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
+from forge.tools.config import HandlerRegistry, LoadReport, load_tools
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
+from forge.tools.prompt import PromptOptions
 from forge.tools.records import from_record
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
 from forge.tools.results import ErrorKind, ToolResult
@@ -39,6 +43,9 @@ __all__ = [
     "DuplicateToolError",
     "ErrorKind",
     "ExecutionContext",
+    "HandlerRegistry",
+    "LoadReport",
+    "PromptOptions",
     "RegistryEvent",
     "SchemaConversionError",
     "Tool",
@@ -61,6 +68,7 @@ __all__ = [
     "default_registry",
     "format_results",
     "from_record",
+    "load_tools",
     "parse_tool_calls",
     "tool",
 ]

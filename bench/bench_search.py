@@ -1,0 +1,203 @@
+"""Search quality and speed on BFCL (RG-5): recall@5 over every distinct definition, and latency.
+
+Every distinct BFCL function definition (by name and parameters: 3,205 of them, 1,853 names)
+becomes one tool in one registry. Each question of a category is a query (its user messages,
+joined); it is a hit when the ground-truth function is among the first five function names the
+search returns. BFCL reuses a name with different parameter lists, so several results can be
+the same function: the first five *names* are counted (one registry offers one tool per name),
+and the stricter count of the first five *tools* is shown too.
+
+The search weights were chosen on the single-function categories (``simple_*``, ``live_simple``,
+``*parallel_multiple``); ``multiple`` and ``live_multiple`` are the measured ones.
+
+Usage: ``python bench/bench_search.py`` (needs the corpus in ``shared/corpora/bfcl`` beside the
+repository).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import REPO_ROOT, Row, render_rows
+
+BFCL = REPO_ROOT.parent / "shared" / "corpora" / "bfcl"
+MEASURED = ("multiple", "live_multiple")
+TARGETS = {"multiple": 0.95, "live_multiple": 0.90}
+DEVELOPMENT = ("simple_python", "live_simple", "parallel_multiple", "live_parallel_multiple")
+LATENCY_TOOLS = 10_000
+
+
+def _corpus() -> Path:
+    if not BFCL.is_dir():
+        raise SystemExit(
+            f"BFCL corpus not found at {BFCL}: check out shared/ beside the repository"
+        )
+    return BFCL
+
+
+def distinct_definitions() -> list[dict[str, Any]]:
+    """Every distinct (name, parameters) function definition of the BFCL question files."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in sorted(_corpus().glob("BFCL_v4_*.json")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for fn in json.loads(line).get("function", []):
+                key = (fn["name"], json.dumps(fn["parameters"], sort_keys=True))
+                seen.setdefault(key, fn)
+    return list(seen.values())
+
+
+def questions(category: str) -> list[tuple[str, str]]:
+    """(query text, ground-truth function name) for each question of a category."""
+    truth = {}
+    answers = _corpus() / "possible_answer" / f"BFCL_v4_{category}.json"
+    for line in answers.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        truth[item["id"]] = next(iter(item["ground_truth"][0]))
+    out = []
+    for line in (_corpus() / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        text = " ".join(
+            m["content"] for turn in item["question"] for m in turn if m["role"] == "user"
+        )
+        out.append((text, truth[item["id"]]))
+    return out
+
+
+def build_tools(
+    definitions: list[dict[str, Any]], copies: int = 1
+) -> tuple[list[Any], dict[str, str]]:
+    """Tools for the definitions (unique names, BFCL types normalised), and tool -> BFCL name."""
+    from forge.tools import from_record
+    from forge.tools.importers.normalize import normalize_schema
+
+    tools, original, used = [], {}, set()
+    for copy in range(copies):
+        for fn in definitions:
+            base = re.sub(r"[^A-Za-z0-9_-]", "_", fn["name"])[:56]
+            base = base if re.match(r"[A-Za-z_]", base) else "_" + base
+            name, n = base, 1
+            while name in used:
+                n += 1
+                name = f"{base}__{n}"
+            used.add(name)
+            original[name] = fn["name"]
+            schema, _notes = normalize_schema(fn["parameters"], fn["name"])
+            record = {"name": name, "description": fn.get("description", "") or name,
+                      "parameters": schema, "handler": lambda args: args}  # fmt: skip
+            tools.append(from_record(record))
+        del copy
+    return tools, original
+
+
+def recall(registry: Any, original: dict[str, str], category: str) -> tuple[float, float]:
+    """(recall@5 over function names, recall@5 over tools) for one category."""
+    names_hits = tools_hits = 0
+    items = questions(category)
+    for text, truth in items:
+        ranked = [original[t.name] for t in registry.search(text, limit=50)]
+        tools_hits += truth in ranked[:5]
+        names_hits += truth in list(dict.fromkeys(ranked))[:5]
+    return names_hits / len(items), tools_hits / len(items)
+
+
+def plain_bm25(definitions: list[dict[str, Any]]) -> dict[str, float]:
+    """Reference: plain bm25s over name + description, lowercase words, first five names."""
+    import bm25s
+    import numpy as np
+
+    words = re.compile(r"\w+")
+    index = bm25s.BM25()
+    index.index([words.findall((fn["name"] + " " + fn.get("description", "")).lower()) or ["_"]
+                 for fn in definitions], show_progress=False)  # fmt: skip
+    out = {}
+    for category in MEASURED:
+        hits, items = 0, questions(category)
+        for text, truth in items:
+            scores = index.get_scores(words.findall(text.lower()) or ["_"])
+            ranked = [definitions[i]["name"] for i in np.argsort(-scores, kind="stable")[:50]]
+            hits += truth in list(dict.fromkeys(ranked))[:5]
+        out[category] = hits / len(items)
+    return out
+
+
+def latency(definitions: list[dict[str, Any]]) -> tuple[float, float, float, int]:
+    """(median ms per query, bm25s retrieve median ms, index build s) at 10,000 tools."""
+    from forge.tools import ToolRegistry
+    from forge.tools.search import tokenize
+
+    copies = -(-LATENCY_TOOLS // len(definitions))
+    tools, _ = build_tools(definitions, copies)
+    registry = ToolRegistry(tools[:LATENCY_TOOLS])
+    texts = [text for category in MEASURED for text, _ in questions(category)]
+    started = time.perf_counter()
+    registry.search("warm up the index")
+    build_s = time.perf_counter() - started
+    ours = []
+    for text in texts:
+        t0 = time.perf_counter()
+        registry.search(text, limit=10)
+        ours.append(time.perf_counter() - t0)
+    index = registry._state.derived["search"]._retriever
+    raw = []
+    for text in texts:
+        terms = tokenize(text) or ["_"]
+        t0 = time.perf_counter()
+        index.retrieve([terms], k=10, show_progress=False)
+        raw.append(time.perf_counter() - t0)
+    return statistics.median(ours) * 1e3, statistics.median(raw) * 1e3, build_s, len(registry)
+
+
+def run() -> Iterator[str]:
+    """Run the search benchmark, yielding the rendered Markdown tables."""
+    from forge.tools import ToolRegistry
+
+    definitions = distinct_definitions()
+    tools, original = build_tools(definitions)
+    registry = ToolRegistry(tools)
+    plain = plain_bm25(definitions)
+    rows = []
+    for category in (*MEASURED, *DEVELOPMENT):
+        by_name, by_tool = recall(registry, original, category)
+        target = TARGETS.get(category)
+        label = f"**ours** `{category}` ({len(questions(category))} questions)"
+        if target is None:
+            label += " (info, used for tuning)"
+        rows.append(Row(label, by_name * 100, "%", None, "", f"≥ {target:.0%}" if target else "",
+                        by_name >= target if target else None))  # fmt: skip
+        if category in MEASURED:
+            rows.append(Row("... first five tools instead of names (info)", by_tool * 100, "%"))
+            rows.append(Row(f"plain BM25, name + description, `{category}` (info)",
+                            plain[category] * 100, "%"))  # fmt: skip
+    names = len(set(original.values()))
+    yield render_rows(
+        f"Search recall@5 over {len(definitions):,} BFCL definitions ({names:,} names)", rows
+    )
+    ours_ms, raw_ms, build_s, count = latency(definitions)
+    yield render_rows(
+        f"Search latency with {count:,} tools registered (median per query)",
+        [
+            Row("bm25s `retrieve(k=10)` on the same index", raw_ms, "ms", 1.0, "bm25s"),
+            Row("**ours** `registry.search(q, limit=10)`", ours_ms, "ms", ours_ms / raw_ms, "bm25s",
+                "< 5 ms", ours_ms < 5),
+            Row("index build on first search (info)", build_s * 1e3, "ms"),
+        ],
+    )  # fmt: skip
+
+
+def main() -> None:
+    """Print the search tables."""
+    for table in run():
+        print(table, end="\n\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The definition linter behind `forge-tools validate` (SPEC §10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forge.tools import from_record
+from forge.tools.lint import lint_tool, lint_tools
+
+
+def tool(parameters: dict[str, Any], description: str = "Does a thing.") -> Any:
+    """A schema-only tool."""
+    return from_record({"name": "t", "description": description, "parameters": parameters,
+                        "handler": lambda args: args})  # fmt: skip
+
+
+def messages(parameters: dict[str, Any], description: str = "Does a thing.") -> list[str]:
+    """The linter's findings as 'provider/severity: message' strings."""
+    built = tool(parameters, "placeholder").replace(description=description)
+    found = lint_tool(built)
+    return [f"{f.provider}/{f.severity}: {f.message}" for f in found]
+
+
+def test_clean_tool_has_no_findings() -> None:
+    """A closed schema whose parameters are all described and required is clean."""
+    schema = {"type": "object", "properties": {"q": {"type": "string", "description": "Query"}},
+              "required": ["q"], "additionalProperties": False}  # fmt: skip
+    assert messages(schema) == []
+
+
+def test_description_problems() -> None:
+    """An empty description is an error; one over 1,024 characters is an OpenAI error."""
+    closed = {"type": "object", "properties": {}, "additionalProperties": False}
+    assert messages(closed, " ") == [
+        "all/error: the description is empty; models choose tools by their description"
+    ]
+    [long] = messages(closed, "x" * 1500)
+    assert long.startswith("openai/error: the description is 1500 characters")
+
+
+def test_parameters_without_descriptions_including_nested() -> None:
+    """Every parameter without a description is reported by its path."""
+    item = {"type": "object", "additionalProperties": False,
+            "properties": {"c": {"type": "integer"}}}  # fmt: skip
+    items = {"type": "array", "description": "Items", "items": item}
+    schema = {"type": "object", "additionalProperties": False, "required": ["a", "b"],
+              "properties": {"a": {"type": "string"}, "b": items}}  # fmt: skip
+    found = [m for m in messages(schema) if "no description" in m]
+    assert found == ["all/warning: parameter 'a' has no description",
+                     "all/warning: parameter 'b[].c' has no description"]  # fmt: skip
+
+
+def test_openai_strict_changes_are_reported() -> None:
+    """Optional parameters and open objects are reported as OpenAI strict-mode changes."""
+    schema = {"type": "object", "properties": {"q": {"type": "string", "description": "Q"},
+              "opts": {"type": "object", "description": "Options"}}, "required": ["q"]}  # fmt: skip
+    found = messages(schema)
+    assert "openai/warning: strict mode makes the optional parameter(s) opts required" in found[0]
+    assert "(root), opts" in found[1]
+
+
+def test_gemini_rewrites_are_reported() -> None:
+    """Keywords outside Gemini's schema subset are reported, closing objects is not."""
+    schema = {"type": "object", "additionalProperties": False, "required": ["p"],
+              "$defs": {"P": {"type": "object", "additionalProperties": {"type": "string"}}},
+              "properties": {"p": {"$ref": "#/$defs/P", "description": "P"},
+                             "k": {"const": "x", "description": "K"}}}  # fmt: skip
+    [gemini] = [m for m in messages(schema) if m.startswith("gemini")]
+    assert "$defs, $ref, additionalProperties, const" in gemini
+
+
+def test_lint_tools_and_to_dict() -> None:
+    """lint_tools concatenates the findings of several tools; findings serialise to dicts."""
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    found = lint_tools([tool(schema), tool(schema)])
+    assert len(found) == 2 * len(lint_tool(tool(schema)))
+    assert set(found[0].to_dict()) == {"tool", "provider", "severity", "message"}

@@ -1,0 +1,158 @@
+"""Ranked search (RG-5): tokenising, field weighting, filters, caching and ranking properties."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from forge.tools import ToolRegistry, from_record
+from forge.tools.search import SearchIndex, tokenize
+
+
+def record(name: str, description: str, **extra: Any) -> dict[str, Any]:
+    """A schema-only tool record."""
+    return {"name": name, "description": description, "handler": lambda args: args, **extra}
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("getWeatherForecast", ["get", "weather", "forecast"]),
+        ("read_file-contents", ["read", "file", "content"]),
+        ("math.factorial", ["math", "factorial"]),
+        ("HTTPServer", ["http", "server"]),
+        ("What's the weather like in Paris, please?", ["weather", "pari"]),
+        ("Book 4 tickets for 2023-03-14", ["book", "ticket"]),
+        ("class glasses", ["class", "glasse"]),  # a light rule, the same on both sides
+    ],
+)
+def test_tokenize(text: str, terms: list[str]) -> None:
+    """Identifiers are split, stop words, numbers and single letters dropped, plurals folded."""
+    assert tokenize(text) == terms
+
+
+def test_name_outweighs_description() -> None:
+    """A query word in a tool's name ranks it above a tool that only mentions it."""
+    registry = ToolRegistry([
+        record("send_message", "Deliver something; weather permitting, quickly."),
+        record("get_weather", "Look up conditions for a place."),
+    ])  # fmt: skip
+    assert [t.name for t in registry.search("weather")] == ["get_weather", "send_message"]
+
+
+def test_parameters_enums_and_nested_properties_are_searchable() -> None:
+    """Parameter names, descriptions, enum values and nested properties are indexed."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "location": {"type": "object", "properties": {"postcode": {"type": "string",
+                         "description": "Postal district"}}},
+            "stops": {"type": "array", "items": {"type": "object",
+                      "properties": {"airport": {"type": "string"}}}},
+        },
+    }  # fmt: skip
+    registry = ToolRegistry([record("lookup", "Look something up.", parameters=schema),
+                             record("other", "Something else entirely.")])  # fmt: skip
+    for query in ("fahrenheit", "postcode", "postal district", "airport"):
+        assert [t.name for t in registry.search(query)] == ["lookup"], query
+
+
+def test_display_name_and_tags_are_searchable() -> None:
+    """Display names, tags and the category count as terms."""
+    registry = ToolRegistry([
+        record("t1", "First.", display_name="Currency Converter"),
+        record("t2", "Second.", tags=["astronomy"], category="web"),
+    ])  # fmt: skip
+    assert registry.search("converter")[0].name == "t1"
+    assert registry.search("astronomy")[0].name == "t2"
+    assert registry.search("web")[0].name == "t2"
+
+
+def test_index_is_rebuilt_only_when_the_registry_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repeated searches reuse one index; a mutation builds a new one."""
+    import forge.tools.search as search
+
+    built: list[int] = []
+    original = search.SearchIndex.__init__
+
+    def counting(self: SearchIndex, tools: Any) -> None:
+        built.append(len(tools))
+        original(self, tools)
+
+    monkeypatch.setattr(search.SearchIndex, "__init__", counting)
+    registry = ToolRegistry([record("alpha", "First tool."), record("beta", "Second tool.")])
+    for _ in range(3):
+        registry.search("first")
+        registry.search("second", limit=1)
+    assert built == [2]
+    registry.deregister("beta")
+    registry.search("first")
+    assert built == [2, 1]
+
+
+def test_ties_keep_registration_order() -> None:
+    """Tools with equal scores come back in registration order, cut at the limit."""
+    tools = [record(f"tool_{i}", "Identical description.") for i in range(20)]
+    registry = ToolRegistry(tools)
+    names = [t.name for t in registry.search("identical", limit=7)]
+    assert names == [f"tool_{i}" for i in range(7)]
+
+
+def test_filters_are_cached_masks() -> None:
+    """Category and tag filters apply before the limit."""
+    registry = ToolRegistry([
+        record(f"n{i}", "Common words here.", category="web" if i % 2 else "api",
+               tags=["even"] if i % 2 == 0 else [])
+        for i in range(10)
+    ])  # fmt: skip
+    assert [t.name for t in registry.search("common", category="web", limit=3)] == [
+        "n1", "n3", "n5",
+    ]  # fmt: skip
+    assert [t.name for t in registry.search("common", tags=["even"], limit=2)] == ["n0", "n2"]
+    assert registry.search("common", category="web", limit=3) == registry.search(
+        "common", category="web", limit=3
+    )
+
+
+def test_limit_must_be_positive() -> None:
+    """A limit below 1 is rejected."""
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        ToolRegistry([record("a", "A.")]).search("a b", limit=0)
+
+
+def test_unbuildable_schema_is_still_searchable_by_name() -> None:
+    """A tool whose schema cannot compile is indexed by its name and description."""
+    from forge.tools import Tool
+    from forge.tools._sources import SchemaSource
+
+    source = SchemaSource({"type": "object", "properties": 3}, None, "dict", False)
+    broken = Tool(name="broken_tool", description="Fails to compile.", source=source)
+    assert [t.name for t in SearchIndex([broken]).search("broken")] == ["broken_tool"]
+
+
+WORDS = st.sampled_from(["weather", "file", "email", "stock", "note", "music", "flight", "sql"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    descriptions=st.lists(st.lists(WORDS, min_size=1, max_size=4), min_size=1, max_size=12),
+    query=st.lists(WORDS, min_size=1, max_size=3),
+    limit=st.integers(min_value=1, max_value=15),
+)
+def test_results_are_matching_unique_and_bounded(
+    descriptions: list[list[str]], query: list[str], limit: int
+) -> None:
+    """Every result shares a term with the query, appears once, and there are at most `limit`."""
+    tools = [from_record(record(f"t{i}", " ".join(words))) for i, words in enumerate(descriptions)]
+    results = ToolRegistry(tools).search(" ".join(query), limit=limit)
+    assert len(results) <= limit
+    assert len({t.name for t in results}) == len(results)
+    wanted = set(tokenize(" ".join(query)))
+    for t in results:
+        assert wanted & set(tokenize(t.description))
+    matching = [t for t in tools if wanted & set(tokenize(t.description))]
+    assert len(results) == min(limit, len(matching))
