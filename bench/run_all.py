@@ -34,10 +34,7 @@ def header() -> str:
 def main() -> None:
     """Print the header, then every table (foundation, validators, formats, parsing, search)."""
     started = time.perf_counter()
-    print(f"## forge-tools benchmarks
-
-{header()}
-", flush=True)
+    print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
     for module in (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_search):
         for table in module.run():
             print(table, end="\n\n", flush=True)
