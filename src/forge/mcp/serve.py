@@ -1,0 +1,151 @@
+"""Run an `MCPToolServer` over stdio or streamable HTTP until stopped (``forge-tools serve``).
+
+HTTP binds to 127.0.0.1 by default. A bearer token (``FORGE_TOOLS_TOKEN`` for
+the command line) is then required on every request; binding to any other
+address without a token is refused. SIGINT and SIGTERM stop the server cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
+
+import uvicorn
+from mcp.server.stdio import stdio_server
+
+from forge.core.errors import ForgeError
+from forge.mcp._http import BearerAuth, HttpServer, is_loopback
+from forge.mcp.server import MCPToolServer
+from forge.tools import ToolRegistry
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "MCP_PATH",
+    "TOKEN_ENV",
+    "InsecureBindError",
+    "check_bind",
+    "serve",
+    "serve_http",
+    "serve_stdio",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MCP_PATH = "/mcp"
+TOKEN_ENV = "FORGE_TOOLS_TOKEN"
+"""The environment variable the command line reads the bearer token from."""
+SHUTDOWN_GRACE_SECONDS = 3
+
+Transport = Literal["stdio", "http"]
+
+
+class InsecureBindError(ForgeError, ValueError):
+    """Serving HTTP on a non-loopback address without a bearer token."""
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to expose the tools beyond this machine without a token.
+
+    Raises:
+        InsecureBindError: ``host`` is not a loopback address and ``token`` is empty.
+    """
+    if token or is_loopback(host):
+        return
+    raise InsecureBindError(
+        f"refusing to serve on {host!r} without a bearer token: anyone who can reach it could "
+        f"call the tools. Set {TOKEN_ENV} to a secret (clients then send "
+        f"'Authorization: Bearer <token>'), or bind to 127.0.0.1"
+    )
+
+
+def serve(
+    registry: ToolRegistry,
+    *,
+    transport: Transport = "stdio",
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    server: MCPToolServer | None = None,
+) -> None:
+    """Serve ``registry`` until the client disconnects (stdio) or SIGINT/SIGTERM arrives.
+
+    Raises:
+        InsecureBindError: HTTP on a non-loopback ``host`` without ``token``.
+        ValueError: An unknown ``transport``.
+    """
+    app = server if server is not None else MCPToolServer(registry)
+    if transport == "stdio":
+        asyncio.run(_until_signalled(serve_stdio(app)))
+    elif transport == "http":
+        check_bind(host, token)
+        asyncio.run(_until_signalled(serve_http(app, host=host, port=port, token=token)))
+    else:
+        raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
+
+
+async def serve_stdio(server: MCPToolServer) -> None:
+    """Serve over this process's stdin and stdout until stdin closes."""
+    async with server.announcing_changes(), stdio_server() as (read, write):
+        await server.lowlevel.run(read, write, server.initialization_options())
+
+
+async def serve_http(
+    server: MCPToolServer,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    on_started: Callable[[str, int], None] | None = None,
+) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` until cancelled.
+
+    Raises:
+        InsecureBindError: A non-loopback ``host`` without ``token``.
+    """
+    check_bind(host, token)
+    app: Any = server.lowlevel.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if token:
+        app = BearerAuth(app, token)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+    )  # fmt: skip
+    http = HttpServer(config, on_started=on_started or _announce_url)
+    async with server.announcing_changes():
+        try:
+            await http.serve()
+        except asyncio.CancelledError:
+            http.should_exit = True
+            await http.shutdown()
+            raise
+
+
+def _announce_url(host: str, port: int) -> None:
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"forge-tools MCP server listening on http://{shown}:{port}{MCP_PATH} "
+        "(streamable HTTP); press Ctrl+C to stop",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+async def _until_signalled(main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main``; SIGINT or SIGTERM cancels it, and the cancellation ends quietly."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(main)
+    stops = (signal.SIGINT, signal.SIGTERM)
+    for sig in stops:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+    finally:
+        for sig in stops:
+            loop.remove_signal_handler(sig)

@@ -1,0 +1,200 @@
+"""`MCPToolServer`: a `ToolRegistry` served with the MCP SDK's low-level server (IN-1).
+
+``tools/list`` is built from the registry (cached per registry version);
+``tools/call`` goes through one `CallRunner`, so failures a model causes come
+back as ``isError`` results and only an unknown tool is a protocol error
+(``-32602``, as the protocol says). Registry changes are announced with
+``notifications/tools/list_changed``: on the standing connection of
+handshake-era clients, and on ``subscriptions/listen`` streams of 2026-07-28
+clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import jsonschema_rs
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+
+import forge
+from forge.core.logging import get_logger
+from forge.mcp._convert import call_result, to_mcp_tool
+from forge.mcp.runner import CallRunner, registry_runner
+from forge.tools import ErrorKind, RegistryEvent, Tool, ToolRegistry, ToolResult
+from forge.tools.registry import EVENTS
+
+__all__ = ["MCPToolServer"]
+
+logger = get_logger("mcp.server")
+_MAX_PLAIN_SESSIONS = 1024
+
+
+class MCPToolServer:
+    """Serve a registry over MCP.
+
+    Args:
+        registry: The tools to serve; changes while serving are announced.
+        runner: Runs each ``tools/call`` (default: `registry_runner`).
+        name: The server name reported to clients.
+    """
+
+    def __init__(
+        self, registry: ToolRegistry, *, runner: CallRunner | None = None, name: str = "forge-tools"
+    ) -> None:
+        self.registry = registry
+        self.runner = runner if runner is not None else registry_runner(registry)
+        self._bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._plain_sessions: deque[ServerSession] = deque(maxlen=_MAX_PLAIN_SESSIONS)
+        self._listing: tuple[int, list[types.Tool]] = (-1, [])
+        self._output_checks: dict[str, tuple[Tool, Callable[[Any], list[str]]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending = False
+        self.lowlevel: Server[Any] = Server(
+            name,
+            version=forge.__version__,
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=self._listen,
+        )
+        self.lowlevel.middleware.append(self._track_sessions)
+
+    def initialization_options(self) -> InitializationOptions:
+        """The handshake options: tools with ``listChanged`` declared."""
+        return self.lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    @asynccontextmanager
+    async def announcing_changes(self) -> AsyncIterator[None]:
+        """While open, registry changes are announced to connected clients."""
+        self._loop = asyncio.get_running_loop()
+        for event in EVENTS:
+            self.registry.on(event, self._on_registry_event)
+        try:
+            yield
+        finally:
+            for event in EVENTS:
+                self.registry.off(event, self._on_registry_event)
+            self._listen.close()
+            self._loop = None
+
+    # -- handlers ------------------------------------------------------------
+
+    def _tools(self) -> list[types.Tool]:
+        version, tools = self._listing
+        if version != self.registry.version:
+            version = self.registry.version
+            tools = [to_mcp_tool(t) for t in self.registry.list_all()]
+            self._listing = (version, tools)
+        return tools
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self._tools())
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        found = self.registry.get(name)
+        return found.parameters if found is not None else None
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        name = params.name
+        result = await self.runner(name, dict(params.arguments or {}))
+        if result.error_kind is ErrorKind.UNKNOWN_TOOL:
+            raise MCPError(types.INVALID_PARAMS, result.error or f"Unknown tool: {name}")
+        found = self.registry.get(name)
+        if found is None or found.output_schema is None:
+            return call_result(result, structured=False)
+        if result.success:
+            result = self._check_output(found, result)
+        return call_result(result, structured=True)
+
+    def _check_output(self, tool: Tool, result: ToolResult) -> ToolResult:
+        """Fail a result whose output breaks the tool's declared output schema."""
+        cached = self._output_checks.get(tool.name)
+        if cached is None or cached[0] is not tool:
+            cached = (tool, _output_checker(tool))
+            self._output_checks[tool.name] = cached
+        problems = cached[1](result.output)
+        if not problems:
+            return result
+        return ToolResult.fail(
+            f"Tool {tool.name!r} returned output that does not match its output schema: "
+            + "; ".join(problems[:5])
+            + ". This is a fault in the tool; retrying will not help.",
+            error_kind=ErrorKind.TOOL_ERROR,
+        ).for_call(None, tool.name)
+
+    # -- list_changed --------------------------------------------------------
+
+    async def _track_sessions(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Remember handshake-era connections, which get change notifications directly."""
+        result = await call_next(ctx)
+        if ctx.method == "notifications/initialized":
+            connection = getattr(ctx.session, "_connection", None)
+            try:
+                self._connections.add(connection)
+            except TypeError:
+                self._plain_sessions.append(ctx.session)
+        return result
+
+    def _on_registry_event(self, event: RegistryEvent) -> None:
+        """Called on any thread after a registry change: announce it on the server's loop."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._schedule_announcement)
+        except RuntimeError:  # the loop closed between the check and the call
+            return
+
+    def _schedule_announcement(self) -> None:
+        if self._pending:
+            return  # a burst of changes is announced once
+        self._pending = True
+        asyncio.get_running_loop().create_task(self._announce())
+
+    async def _announce(self) -> None:
+        self._pending = False
+        await self._bus.publish(ToolsListChanged())
+        targets: list[Any] = [*self._connections, *self._plain_sessions]
+        for target in targets:
+            try:
+                await target.send_tool_list_changed()
+            except Exception:
+                logger.debug("dropping a client that cannot take notifications", exc_info=True)
+                self._connections.discard(target)
+
+
+def _output_checker(tool: Tool) -> Callable[[Any], list[str]]:
+    """Compile the tool's output schema; return a function listing the output's problems."""
+    try:
+        validator = jsonschema_rs.validator_for(dict(tool.output_schema or {}))
+    except (ValueError, jsonschema_rs.ValidationError) as exc:
+        reason = f"its output schema is invalid: {str(exc).splitlines()[0]}"
+        return lambda _output: [reason]
+
+    def problems(output: Any) -> list[str]:
+        try:
+            errors = list(validator.iter_errors(output))
+        except (ValueError, TypeError) as exc:
+            return [f"the output is not JSON: {exc}"]
+        return [
+            f"{'.'.join(str(p) for p in e.instance_path) or '(root)'}: {e.message}" for e in errors
+        ]
+
+    return problems
