@@ -19,7 +19,7 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
     raise MissingDependencyError("mcp", "mcp") from exc
 
-# CLIENT
+from forge.mcp.client import MCPClient, MCPConnectionError, import_tools
 from forge.mcp.names import NameMap
 from forge.mcp.runner import CallRunner, registry_runner
 from forge.mcp.serve import DEFAULT_PORT, TOKEN_ENV, serve
@@ -30,6 +30,7 @@ __all__ = [
     "TOKEN_ENV",
     "CallRunner",
     "MCPClient",
+    "MCPConnectionError",
     "MCPToolServer",
     "NameMap",
     "import_tools",

@@ -40,6 +40,27 @@ logger = get_logger("mcp.server")
 _MAX_PLAIN_SESSIONS = 1024
 
 
+class _Server(Server[Any]):
+    """The SDK's low-level server, declaring ``tools.listChanged`` on every transport.
+
+    The streamable HTTP session manager builds the handshake options itself, with
+    no way to pass notification options, so the default is changed here.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """The handshake options, with tool list changes announced."""
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
 class MCPToolServer:
     """Serve a registry over MCP.
 
@@ -62,7 +83,7 @@ class MCPToolServer:
         self._output_checks: dict[str, tuple[Tool, Callable[[Any], list[str]]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = False
-        self.lowlevel: Server[Any] = Server(
+        self.lowlevel: Server[Any] = _Server(
             name,
             version=forge.__version__,
             get_tool_input_schema=self._input_schema,
@@ -74,7 +95,7 @@ class MCPToolServer:
 
     def initialization_options(self) -> InitializationOptions:
         """The handshake options: tools with ``listChanged`` declared."""
-        return self.lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.lowlevel.create_initialization_options()
 
     @asynccontextmanager
     async def announcing_changes(self) -> AsyncIterator[None]:
