@@ -8,7 +8,8 @@ subclasses the builtin it resembles so callers can catch either::
     │   ├── ToolDefinitionError(ToolError, ValueError)   bad name, schema, record or handler
     │   ├── DuplicateToolError(ToolError, ValueError)    name already registered
     │   ├── ToolNotFoundError(ToolError, LookupError)    no tool by that name
-    │   └── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
+    │   ├── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
+    │   └── SchemaConversionError(ToolError, ValueError) a schema a provider cannot express
     ├── UnsupportedProviderError(ForgeError, ValueError) unknown provider name
     └── MissingDependencyError(ForgeError, ImportError)  an optional extra is not installed
 
@@ -21,12 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "DuplicateToolError",
     "FieldError",
     "ForgeError",
     "MissingDependencyError",
+    "SchemaConversionError",
     "UnsupportedProviderError",
     "ToolDefinitionError",
     "ToolError",
@@ -117,6 +120,41 @@ class ToolValidationError(ToolError, ValueError):
     def missing(self) -> tuple[str, ...]:
         """Names of the required parameters that were not given."""
         return tuple(e.path for e in self.errors if e.kind == "missing")
+
+
+class SchemaConversionError(ToolError, ValueError):
+    """A tool's schema uses something a provider's format cannot express.
+
+    Attributes:
+        provider: The target provider.
+        keyword: The JSON Schema keyword (or definition part) that cannot be expressed.
+        path: Where in the schema it is (a JSON pointer, ``""`` for the root).
+    """
+
+    def __init__(
+        self, tool_name: str, *, provider: str, keyword: str, path: str, reason: str
+    ) -> None:
+        self.provider = provider
+        self.keyword = keyword
+        self.path = path
+        self.reason = reason
+        where = path or "/"
+        super().__init__(
+            tool_name,
+            f"cannot convert to {provider}: {keyword!r} at {where}: {reason}",
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_conversion_error, (self.tool_name, self.provider, self.keyword,
+                                            self.path, self.reason))  # fmt: skip
+
+
+def _rebuild_conversion_error(
+    tool_name: str, provider: str, keyword: str, path: str, reason: str
+) -> SchemaConversionError:
+    return SchemaConversionError(
+        tool_name, provider=provider, keyword=keyword, path=path, reason=reason
+    )
 
 
 class UnsupportedProviderError(ForgeError, ValueError):

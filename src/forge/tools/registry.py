@@ -171,28 +171,32 @@ class ToolRegistry:
         return [t.to_dict() for t in self._state.tools.values()]
 
     def to_provider(
-        self, provider: str, *, allowed: Iterable[str] | None = None
-    ) -> list[dict[str, Any]]:
+        self, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
+    ) -> list[Any]:
         """Return the tools in a provider's wire format, in registration order.
 
         Args:
             provider: A provider name (see `forge.tools.formats.PROVIDERS`).
             allowed: Keep only these tool names (registration order is kept).
+            strict: Compile schemas to the provider's strict mode (OpenAI,
+                Mistral, Anthropic, Bedrock); arguments the model sends back
+                are mapped to canonical ones by `forge.tools.formats.strict_arguments`.
 
         The result is cached per registry version; treat it as read-only.
 
         Raises:
             UnsupportedProviderError: Listing the supported providers.
+            SchemaConversionError: A schema cannot be expressed for ``provider``.
         """
         from forge.tools.formats import to_provider
 
         state = self._state
         keep = None if allowed is None else frozenset(allowed)
-        key = ("to_provider", provider, keep)
-        cached: list[dict[str, Any]] | None = state.derived.get(key)
+        key = ("to_provider", provider, bool(strict), keep)
+        cached: list[Any] | None = state.derived.get(key)
         if cached is None:
             tools = [t for t in state.tools.values() if keep is None or t.name in keep]
-            cached = state.derived[key] = to_provider(tools, provider)
+            cached = state.derived[key] = to_provider(tools, provider, strict=strict)
         return cached
 
     def list_by_category(self, category: ToolCategory | str) -> list[Tool]:

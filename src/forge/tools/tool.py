@@ -127,17 +127,17 @@ class Tool:
             out["output_schema"] = dict(self.output_schema)
         return out
 
-    def to_openai_schema(self) -> dict[str, Any]:
-        """Return the OpenAI Chat Completions tool definition."""
-        from forge.tools.formats import to_openai
+    def to_openai_schema(self, *, strict: bool = False) -> dict[str, Any]:
+        """Return the OpenAI Chat Completions tool definition (same code as `to_provider`)."""
+        from forge.tools.formats import to_provider
 
-        return to_openai(self)
+        return to_provider([self], "openai", strict=strict)[0]  # type: ignore[no-any-return]
 
-    def to_anthropic_schema(self) -> dict[str, Any]:
-        """Return the Anthropic Messages tool definition."""
-        from forge.tools.formats import to_anthropic
+    def to_anthropic_schema(self, *, strict: bool = False) -> dict[str, Any]:
+        """Return the Anthropic Messages tool definition (same code as `to_provider`)."""
+        from forge.tools.formats import to_provider
 
-        return to_anthropic(self)
+        return to_provider([self], "anthropic", strict=strict)[0]  # type: ignore[no-any-return]
 
     def replace(self, **changes: Any) -> Tool:
         """Return a copy with some fields changed (the compiled cache is kept if valid)."""

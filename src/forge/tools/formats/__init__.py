@@ -1,4 +1,10 @@
-"""Provider wire formats for tool definitions (PV-1, PV-2)."""
+"""Provider wire formats for tool definitions (PV-1, PV-2, PV-3).
+
+``to_provider(tools, provider, strict=...)`` converts tools for one provider;
+`convert` does one tool and also returns a `ConversionReport` of every change
+the provider's schema compiler made. A schema a provider cannot express fails
+with `SchemaConversionError` naming the tool, the keyword and the provider.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +12,84 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import UnsupportedProviderError
-from forge.tools.formats.anthropic import to_anthropic
-from forge.tools.formats.openai import to_openai
+from forge.tools.formats._schema import Context
+from forge.tools.formats.anthropic import convert_anthropic, to_anthropic
+from forge.tools.formats.bedrock import convert_bedrock
+from forge.tools.formats.gemini import convert_gemini, wrap_gemini
+from forge.tools.formats.langchain import convert_langchain
+from forge.tools.formats.mcp import convert_mcp
+from forge.tools.formats.mistral import convert_mistral
+from forge.tools.formats.ollama import convert_ollama
+from forge.tools.formats.openai import convert_openai, to_openai
+from forge.tools.formats.openai_responses import convert_openai_responses
+from forge.tools.formats.report import ConversionReport, SchemaChange
+from forge.tools.formats.strict_args import strict_arguments
 
 if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
-__all__ = ["PROVIDERS", "to_anthropic", "to_openai", "to_provider"]
+__all__ = [
+    "PROVIDERS",
+    "ConversionReport",
+    "SchemaChange",
+    "convert",
+    "strict_arguments",
+    "to_anthropic",
+    "to_openai",
+    "to_provider",
+]
 
-PROVIDERS: dict[str, Callable[[Tool], dict[str, Any]]] = {
-    "openai": to_openai,
-    "anthropic": to_anthropic,
+Converter = Callable[["Tool", Context], Any]
+
+#: Every supported provider and its per-tool converter, in documentation order.
+PROVIDERS: dict[str, Converter] = {
+    "openai": convert_openai,
+    "openai-responses": convert_openai_responses,
+    "anthropic": convert_anthropic,
+    "gemini": convert_gemini,
+    "ollama": convert_ollama,
+    "bedrock": convert_bedrock,
+    "mistral": convert_mistral,
+    "mcp": convert_mcp,
+    "langchain": convert_langchain,
 }
 
+_WRAP: dict[str, Callable[[list[Any]], list[Any]]] = {"gemini": wrap_gemini}
 
-def to_provider(tools: Sequence[Tool], provider: str) -> list[dict[str, Any]]:
+
+def _converter(provider: str) -> Converter:
+    found = PROVIDERS.get(provider) if isinstance(provider, str) else None
+    if found is None:
+        raise UnsupportedProviderError(provider, list(PROVIDERS))
+    return found
+
+
+def to_provider(tools: Sequence[Tool], provider: str, *, strict: bool = False) -> list[Any]:
     """Convert tools to one provider's tool definitions, in the given order.
+
+    Gemini's result is one ``{"functionDeclarations": [...]}`` holding every
+    tool; LangChain's is a list of ``StructuredTool`` objects; every other
+    provider gets one dict per tool.
 
     Raises:
         UnsupportedProviderError: ``provider`` is not one of `PROVIDERS`.
+        SchemaConversionError: A schema cannot be expressed for ``provider``.
     """
-    convert = PROVIDERS.get(provider)
-    if convert is None:
-        raise UnsupportedProviderError(provider, sorted(PROVIDERS))
-    return [convert(t) for t in tools]
+    convert_one = _converter(provider)
+    out = [convert_one(t, Context(t.name, provider, strict)) for t in tools]
+    wrap = _WRAP.get(provider)
+    return wrap(out) if wrap is not None else out
+
+
+def convert(tool: Tool, provider: str, *, strict: bool = False) -> tuple[Any, ConversionReport]:
+    """Convert one tool and report what its schema compiler changed.
+
+    For Gemini the definition is the function declaration (not the wrapper).
+
+    Raises:
+        UnsupportedProviderError: ``provider`` is not one of `PROVIDERS`.
+        SchemaConversionError: The schema cannot be expressed for ``provider``.
+    """
+    ctx = Context(tool.name, provider, strict)
+    definition = _converter(provider)(tool, ctx)
+    return definition, ctx.report()

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools.formats._closed_strict import ANTHROPIC, compile_closed_strict
+from forge.tools.formats._schema import Context
+
 if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
-__all__ = ["to_anthropic"]
+__all__ = ["convert_anthropic", "to_anthropic"]
 
 
-def to_anthropic(tool: Tool) -> dict[str, Any]:
-    """Return ``{"name", "description", "input_schema"}``."""
-    return {
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.parameters,
-    }
+def to_anthropic(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
+    """Return ``{"name", "description", "input_schema"}`` (+ ``"strict": true``).
+
+    Raises:
+        SchemaConversionError: The schema cannot be expressed in strict mode.
+    """
+    return convert_anthropic(tool, Context(tool.name, "anthropic", strict))
+
+
+def convert_anthropic(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Convert with a caller-owned context (which collects the report)."""
+    out: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    if ctx.strict:
+        out["input_schema"] = compile_closed_strict(tool.parameters, ctx, ANTHROPIC)
+        out["strict"] = True
+    else:
+        out["input_schema"] = tool.parameters
+    return out

@@ -4,19 +4,40 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools.formats._common import check_description
+from forge.tools.formats._openai_strict import compile_openai_strict
+from forge.tools.formats._schema import Context
+
 if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
-__all__ = ["to_openai"]
+__all__ = ["convert_openai", "function_body", "to_openai"]
 
 
-def to_openai(tool: Tool) -> dict[str, Any]:
-    """Return ``{"type": "function", "function": {name, description, parameters}}``."""
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    }
+def to_openai(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
+    """Return ``{"type": "function", "function": {name, description, parameters}}``.
+
+    With ``strict`` the parameters are compiled to OpenAI's strict subset and
+    ``"strict": true`` is set.
+
+    Raises:
+        SchemaConversionError: The schema cannot be expressed in strict mode.
+    """
+    return convert_openai(tool, Context(tool.name, "openai", strict))
+
+
+def convert_openai(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Convert with a caller-owned context (which collects the report)."""
+    return {"type": "function", "function": function_body(tool, ctx)}
+
+
+def function_body(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Return ``{name, description, parameters[, strict]}`` (shared with Mistral)."""
+    check_description(tool.description, ctx)
+    body: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    if ctx.strict:
+        body["parameters"] = compile_openai_strict(tool.parameters, ctx)
+        body["strict"] = True
+    else:
+        body["parameters"] = tool.parameters
+    return body

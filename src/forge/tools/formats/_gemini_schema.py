@@ -1,0 +1,175 @@
+"""Gemini ``parameters`` (OpenAPI 3.0 subset ``Schema``) compiler (PV-3).
+
+References are inlined (recursion fails: the subset has none), ``null`` in a
+type list, an ``anyOf`` or an ``enum`` becomes ``nullable``, types are written
+the SDK's way (``STRING``), enums are strings only, and keywords the subset
+lacks move into the description. Gemini has no strict switch: its ``VALIDATED``
+mode enforces the schema as given, so ``strict`` changes nothing here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from forge.tools.formats._schema import (
+    ANNOTATIONS,
+    Context,
+    Schema,
+    append_description,
+    child,
+    inline_refs,
+)
+
+__all__ = ["compile_gemini"]
+
+TYPES = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
+         "array": "ARRAY", "object": "OBJECT", "null": "NULL"}  # fmt: skip
+KEEP = frozenset({"description", "minItems", "maxItems", "minLength", "maxLength", "pattern",
+                  "minimum", "maximum", "minProperties", "maxProperties", "default"})  # fmt: skip
+FORMATS = {"NUMBER": {"float", "double"}, "INTEGER": {"int32", "int64"}}
+PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+
+def compile_gemini(schema: Mapping[str, Any], ctx: Context) -> Schema:
+    """Return Gemini's ``parameters`` form of a parameters schema."""
+    ctx.root = schema
+    return _node(inline_refs(schema, ctx), ctx, "")
+
+
+def _node(schema: Any, ctx: Context, path: str) -> Schema:
+    if not isinstance(schema, Mapping):
+        return {}
+    schema = _merge_all_of(schema, ctx, path)
+    schema, nullable = _split_null(schema, ctx, path)
+    branches = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], Mapping):
+        rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+        schema = {**branches[0], **rest}
+    out: Schema = {}
+    moved: dict[str, Any] = {}
+    for key, value in schema.items():
+        _keyword(key, value, out, moved, ctx=ctx, path=path)
+    _enum(out, moved, ctx, path)
+    if nullable:
+        out["nullable"] = True
+    append_description(out, moved)
+    return out
+
+
+def _keyword(
+    key: str, value: Any, out: Schema, moved: dict[str, Any], *, ctx: Context, path: str
+) -> None:
+    here = child(path, key)
+    if key == "type":
+        _type(value, out, ctx, path)
+    elif key == "properties":
+        out[key] = {k: _node(v, ctx, child(here, k)) for k, v in value.items()}
+        for name in value:
+            if not PARAM_NAME.match(name):
+                ctx.note(child(here, name), "properties", "note",
+                         "Gemini documents parameter names as [A-Za-z_][A-Za-z0-9_]*")  # fmt: skip
+    elif key == "required":
+        out[key] = list(value)
+    elif key == "items" and isinstance(value, Mapping):
+        out[key] = _node(value, ctx, here)
+    elif key in ("anyOf", "oneOf"):
+        if key == "oneOf":
+            ctx.note(path, key, "rewritten", "oneOf became anyOf (Gemini has no oneOf)")
+        out["anyOf"] = [_node(v, ctx, child(here, i)) for i, v in enumerate(value)]
+    elif key in ("enum", "const"):
+        out["enum"] = list(value) if key == "enum" else [value]
+    elif key == "prefixItems" and isinstance(value, list):
+        ctx.note(path, key, "rewritten", "tuple positions became one item type + length")
+        items = [_node(v, ctx, child(here, i)) for i, v in enumerate(value)]
+        unique = [c for i, c in enumerate(items) if c not in items[:i]]
+        out.setdefault("items", unique[0] if len(unique) == 1 else {"anyOf": unique})
+        out["minItems"] = out["maxItems"] = len(value)
+    elif key == "format":
+        _format(value, out, moved, ctx, path)
+    elif key == "additionalProperties" and value is False:
+        ctx.note(path, key, "removed", "Gemini objects cannot be closed; extra keys are "
+                 "still rejected when the call is validated")  # fmt: skip
+    elif key == "default" and value is None:
+        return  # the SDK drops a null default; nullable already says it
+    elif key in KEEP:
+        out[key] = value
+    elif key not in ANNOTATIONS:
+        ctx.note(path, key, "moved_to_description", f"Gemini's schema subset has no {key}")
+        moved[key] = value
+
+
+def _type(value: Any, out: Schema, ctx: Context, path: str) -> None:
+    kinds = [value] if isinstance(value, str) else list(value)
+    mapped = [TYPES[k] for k in kinds if k in TYPES]
+    if len(mapped) != len(kinds):
+        ctx.fail(path, "type", f"unknown type in {value!r}")
+    if len(mapped) == 1:
+        out["type"] = mapped[0]
+    else:
+        ctx.note(path, "type", "rewritten", "a list of types became anyOf")
+        out["anyOf"] = [{"type": k} for k in mapped]
+
+
+def _format(value: Any, out: Schema, moved: dict[str, Any], ctx: Context, path: str) -> None:
+    allowed = FORMATS.get(out.get("type", "STRING"))
+    if allowed is None or value in allowed:
+        out["format"] = value
+    else:
+        ctx.note(path, "format", "moved_to_description", f"Gemini has no format {value!r} here")
+        moved["format"] = value
+
+
+def _enum(out: Schema, moved: dict[str, Any], ctx: Context, path: str) -> None:
+    values = out.get("enum")
+    if values is None:
+        return
+    if all(isinstance(v, str) for v in values):
+        out.setdefault("type", "STRING")
+        return
+    ctx.note(path, "enum", "moved_to_description", "Gemini enums hold strings only")
+    moved["enum"] = out.pop("enum")
+
+
+def _split_null(schema: Mapping[str, Any], ctx: Context, path: str) -> tuple[Schema, bool]:
+    out = dict(schema)
+    nullable = bool(out.pop("nullable", False))
+    kind = out.get("type")
+    if isinstance(kind, list) and "null" in kind and len(kind) > 1:
+        rest = [k for k in kind if k != "null"]
+        out["type"] = rest[0] if len(rest) == 1 else rest
+        nullable = True
+    for key in ("anyOf", "oneOf"):
+        branches = out.get(key)
+        if isinstance(branches, list):
+            kept = [b for b in branches if not (isinstance(b, Mapping) and b.get("type") == "null")]
+            if len(kept) < len(branches) and kept:
+                out[key], nullable = kept, True
+    if isinstance(out.get("enum"), list) and None in out["enum"]:
+        out["enum"] = [v for v in out["enum"] if v is not None]
+        nullable = True
+    if nullable and not schema.get("nullable"):
+        ctx.note(path, "type", "rewritten", "null became nullable: true")
+    return out, nullable
+
+
+def _merge_all_of(schema: Mapping[str, Any], ctx: Context, path: str) -> Mapping[str, Any]:
+    parts = schema.get("allOf")
+    if not isinstance(parts, list):
+        return schema
+    merged: Schema = {k: v for k, v in schema.items() if k != "allOf"}
+    for part in parts:
+        if not isinstance(part, Mapping):
+            ctx.fail(path, "allOf", "allOf holds something that is not a schema")
+        for key, value in part.items():
+            if key == "properties":
+                merged["properties"] = {**merged.get("properties", {}), **value}
+            elif key == "required":
+                merged["required"] = [*merged.get("required", []), *value]
+            elif key in merged and merged[key] != value and key not in ANNOTATIONS:
+                ctx.fail(path, "allOf", f"the schemas disagree on {key!r} and cannot be merged")
+            else:
+                merged.setdefault(key, value)
+    ctx.note(path, "allOf", "rewritten", "allOf was merged into one schema")
+    return merged

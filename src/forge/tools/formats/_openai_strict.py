@@ -1,0 +1,216 @@
+"""OpenAI strict mode (Structured Outputs) schema compiler (PV-3, PV-3a).
+
+Every object is closed and lists every property as required; a property that
+was optional becomes nullable, and `forge.tools.formats.strict_arguments`
+turns the model's ``null`` back into "not given" so the Python default applies.
+Keywords outside the strict subset move into the description; what cannot be
+said at all (``allOf`` of several schemas, an object with both listed and open
+keys) fails with `SchemaConversionError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from forge.tools.formats._schema import (
+    ANNOTATIONS,
+    Context,
+    Schema,
+    accepts_null,
+    append_description,
+    child,
+    inline_refs,
+    is_free_form,
+    json_string_schema,
+)
+
+__all__ = ["compile_openai_strict"]
+
+FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
+                     "ipv6", "uuid"})  # fmt: skip
+KEEP = frozenset({"type", "description", "properties", "required", "additionalProperties",
+                  "items", "enum", "anyOf", "$ref", "pattern", "format", "multipleOf", "maximum",
+                  "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
+                  "minLength", "maxLength"})  # fmt: skip
+LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[1-9]")
+MAX_DEPTH, MAX_PROPERTIES, MAX_ENUM_VALUES = 10, 5000, 1000
+
+
+def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
+    """Return the strict-mode form of a parameters schema (root ``type: object``)."""
+    ctx.root = schema
+    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    body = {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
+    out = _node(body, ctx, "")
+    if out.get("type") != "object":
+        ctx.fail("", "type", "the root of a strict schema must be an object")
+    if defs:
+        out["$defs"] = {k: _node(v, ctx, child("/$defs", k)) for k, v in defs.items()}
+    _check_sizes(out, ctx)
+    return out
+
+
+def _node(schema: Any, ctx: Context, path: str) -> Schema:
+    if not isinstance(schema, Mapping) or is_free_form(schema, ctx.root):
+        if path:  # the root stays an object (closed below)
+            ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
+            return json_string_schema(schema if isinstance(schema, Mapping) else {})
+        schema = {"type": "object", **(schema if isinstance(schema, Mapping) else {})}
+    if "$ref" in schema:
+        return _ref(schema, ctx, path)
+    schema = _flatten_all_of(schema, ctx, path)
+    out: Schema = {}
+    moved: dict[str, Any] = {}
+    for key, value in schema.items():
+        _keyword(key, value, schema, out, moved=moved, ctx=ctx, path=path)
+    if out.get("type") == "object" or "properties" in out:
+        _close(schema, out, ctx, path)
+    if out.get("type") == "array" and "items" not in out:
+        ctx.note(path, "items", "added", "untyped array items travel as JSON strings")
+        out["items"] = json_string_schema({})
+    append_description(out, moved)
+    return out
+
+
+def _keyword(
+    key: str, value: Any, schema: Mapping[str, Any], out: Schema, *,
+    moved: dict[str, Any], ctx: Context, path: str,
+) -> None:  # fmt: skip
+    here = child(path, key)
+    if key == "properties":
+        out[key] = {k: _node(v, ctx, child(here, k)) for k, v in value.items()}
+    elif key == "items" and isinstance(value, Mapping):
+        out[key] = _node(value, ctx, here)
+    elif key in ("anyOf", "oneOf"):
+        if key == "oneOf":
+            ctx.note(path, key, "rewritten", "oneOf became anyOf (strict mode has no oneOf)")
+        out["anyOf"] = [_node(v, ctx, child(here, i)) for i, v in enumerate(value)]
+    elif key == "const":
+        ctx.note(path, key, "rewritten", "const became a one-value enum")
+        out["enum"] = [value]
+    elif key == "prefixItems" and "items" not in schema:
+        _tuple(value, out, ctx, path)
+    elif key in ("required", "additionalProperties") or key in ANNOTATIONS:
+        return
+    elif key in KEEP and _supported(key, value):
+        out[key] = value
+    else:
+        ctx.note(path, key, "moved_to_description", f"strict mode does not support {key}")
+        moved[key] = value
+
+
+def _supported(key: str, value: Any) -> bool:
+    if key == "format":
+        return value in FORMATS
+    if key == "pattern":
+        return isinstance(value, str) and not LOOKAROUND.search(value)
+    return True
+
+
+def _ref(schema: Mapping[str, Any], ctx: Context, path: str) -> Schema:
+    ref = schema["$ref"]
+    if isinstance(ref, str) and ref.startswith("#/definitions/"):
+        ref = "#/$defs/" + ref[len("#/definitions/") :]
+    elif not (ref == "#" or (isinstance(ref, str) and ref.startswith("#/$defs/"))):
+        return _node(inline_refs(schema, ctx, path), ctx, path)
+    siblings = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
+    if not siblings:
+        return {"$ref": ref}
+    ctx.note(path, "$ref", "rewritten", "a $ref with sibling keywords was wrapped in anyOf")
+    out = _node({k: v for k, v in siblings.items() if k != "description"}, ctx, path)
+    out = {"anyOf": [{"$ref": ref}]} if not out or out == {"type": "object"} else out
+    if "description" in siblings:
+        out["description"] = siblings["description"]
+    return out
+
+
+def _flatten_all_of(schema: Mapping[str, Any], ctx: Context, path: str) -> Mapping[str, Any]:
+    parts = schema.get("allOf")
+    if parts is None:
+        return schema
+    if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], Mapping):
+        ctx.note(path, "allOf", "rewritten", "a one-schema allOf was merged into its parent")
+        rest = {k: v for k, v in schema.items() if k != "allOf"}
+        return {**parts[0], **rest}
+    return ctx.fail(path, "allOf", "strict mode has no allOf, and these schemas cannot be merged")
+
+
+def _tuple(items: list[Any], out: Schema, ctx: Context, path: str) -> None:
+    ctx.note(path, "prefixItems", "rewritten", "tuple positions became one item type + length")
+    compiled = [_node(v, ctx, child(path, "prefixItems", i)) for i, v in enumerate(items)]
+    unique = [c for i, c in enumerate(compiled) if c not in compiled[:i]]
+    out["items"] = unique[0] if len(unique) == 1 else {"anyOf": unique}
+    out["minItems"] = out["maxItems"] = len(items)
+
+
+def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> None:
+    props: Schema = out.setdefault("properties", {})
+    extra = schema.get("additionalProperties", False)
+    if extra is not False and props:
+        ctx.fail(
+            path,
+            "additionalProperties",
+            "strict mode closes every object, so keys beyond the listed properties cannot "
+            "be expressed; list them or make the value a separate dict parameter",
+        )
+    if extra is not False:
+        ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    required = set(schema.get("required", ()))
+    canonical = schema.get("properties", {})
+    for name, prop in props.items():
+        if name not in required and not accepts_null(canonical.get(name, {}), ctx.root):
+            ctx.note(child(path, "properties", name), "required", "rewritten",
+                     "optional became required and nullable; null means 'not given'")  # fmt: skip
+            props[name] = nullable(prop)
+    out["required"] = list(props)
+    out["additionalProperties"] = False
+
+
+def nullable(schema: Schema) -> Schema:
+    """Return ``schema`` also accepting ``null``."""
+    out = dict(schema)
+    kind = out.get("type")
+    if "anyOf" in out:
+        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+    elif isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list):
+        out["type"] = [*kind, "null"]
+    elif "$ref" in out:
+        return {"anyOf": [{"$ref": out["$ref"]}, {"type": "null"}]}
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _check_sizes(schema: Schema, ctx: Context) -> None:
+    counts = {"properties": 0, "enum": 0, "depth": 0}
+    _measure(schema, counts, 0)
+    if counts["depth"] > MAX_DEPTH:
+        ctx.fail("", "properties", f"objects nest {counts['depth']} levels; the limit is 10")
+    if counts["properties"] > MAX_PROPERTIES:
+        ctx.fail("", "properties", f"{counts['properties']} properties; the limit is 5000")
+    if counts["enum"] > MAX_ENUM_VALUES:
+        ctx.fail("", "enum", f"{counts['enum']} enum values; the limit is 1000")
+
+
+def _measure(node: Any, counts: dict[str, int], depth: int) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _measure(item, counts, depth)
+        return
+    if not isinstance(node, dict):
+        return
+    if "properties" in node:
+        depth += 1
+        counts["depth"] = max(counts["depth"], depth)
+        counts["properties"] += len(node["properties"])
+    counts["enum"] += len(node.get("enum", ()))
+    for key in ("properties", "$defs"):
+        for sub in node.get(key, {}).values():
+            _measure(sub, counts, depth)
+    for key in ("items", "anyOf"):
+        if key in node:
+            _measure(node[key], counts, depth)

@@ -1,0 +1,199 @@
+"""Helpers shared by the provider schema compilers: context, references, free-form values."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from forge.core.errors import SchemaConversionError
+from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
+
+Schema = dict[str, Any]
+
+#: Keywords whose value is a map of name -> subschema.
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+#: Keywords whose value is a list of subschemas.
+SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+#: Keywords whose value is one subschema.
+SCHEMA_ONE = (
+    "items", "additionalProperties", "not", "if", "then", "else", "contains",
+    "propertyNames", "unevaluatedProperties", "unevaluatedItems",
+)  # fmt: skip
+#: Keywords that only annotate (safe to drop for a provider that does not take them).
+ANNOTATIONS = ("title", "$schema", "$id", "$comment", "examples", "readOnly", "writeOnly",
+               "deprecated", "$anchor", "contentMediaType", "contentEncoding")  # fmt: skip
+
+JSON_STRING_NOTE = "A JSON value, encoded as a string."
+
+
+@dataclass(slots=True)
+class Context:
+    """The state of one conversion: who, for whom, and what changed."""
+
+    tool: str
+    provider: str
+    strict: bool
+    root: Mapping[str, Any] = field(default_factory=dict)
+    changes: list[SchemaChange] = field(default_factory=list)
+
+    def note(self, path: str, keyword: str, action: ChangeAction, detail: str) -> None:
+        """Record a change."""
+        self.changes.append(SchemaChange(path=path, keyword=keyword, action=action, detail=detail))
+
+    def fail(self, path: str, keyword: str, reason: str) -> NoReturn:
+        """Raise `SchemaConversionError` naming the tool, keyword and provider."""
+        raise SchemaConversionError(
+            self.tool, provider=self.provider, keyword=keyword, path=path, reason=reason
+        )
+
+    def report(self) -> ConversionReport:
+        """Return the report of this conversion."""
+        return ConversionReport(
+            tool=self.tool, provider=self.provider, strict=self.strict,
+            changes=tuple(self.changes),
+        )  # fmt: skip
+
+
+def child(path: str, *parts: object) -> str:
+    """Return a JSON pointer one or more steps below ``path``."""
+    escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return path + "".join("/" + p for p in escaped)
+
+
+def resolve(root: Mapping[str, Any], ref: str) -> Any:
+    """Return the schema a local ``$ref`` points at, or raise `LookupError`."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        raise LookupError(f"only local references ('#/...') are supported, got {ref!r}")
+    node: Any = root
+    for raw in ref[2:].split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise LookupError(f"the reference {ref!r} points at nothing")
+    return node
+
+
+def inline_refs(schema: Any, ctx: Context, path: str = "", stack: tuple[str, ...] = ()) -> Any:
+    """Return ``schema`` with every local ``$ref`` replaced by its target.
+
+    A recursive reference cannot be inlined and fails with the reference named.
+    ``$defs`` and ``definitions`` are dropped once everything is inlined.
+    """
+    if isinstance(schema, list):
+        return [inline_refs(s, ctx, child(path, i), stack) for i, s in enumerate(schema)]
+    if not isinstance(schema, Mapping):
+        return schema
+    if "$ref" in schema and isinstance(schema["$ref"], str):
+        ref = schema["$ref"]
+        if ref in stack:
+            ctx.fail(path, "$ref", f"the schema is recursive through {ref!r}; "
+                     f"{ctx.provider} needs every reference inlined, which never ends")  # fmt: skip
+        try:
+            target = resolve(ctx.root, ref)
+        except LookupError as exc:
+            ctx.fail(path, "$ref", str(exc))
+        ctx.note(path, "$ref", "inlined", f"inlined {ref}")
+        merged = {k: v for k, v in schema.items() if k != "$ref"}
+        body = inline_refs(target, ctx, path, (*stack, ref))
+        if isinstance(body, dict):
+            body = {k: v for k, v in body.items() if k not in ("$defs", "definitions")}
+            return {**body, **{k: inline_refs(v, ctx, child(path, k), stack)
+                               for k, v in merged.items()}}  # fmt: skip
+        return body
+    out: Schema = {}
+    for key, value in schema.items():
+        if key in ("$defs", "definitions"):
+            continue
+        out[key] = _inline_value(key, value, ctx, child(path, key), stack)
+    return out
+
+
+def _inline_value(key: str, value: Any, ctx: Context, path: str, stack: tuple[str, ...]) -> Any:
+    if key in SCHEMA_MAPS and isinstance(value, Mapping):
+        return {k: inline_refs(v, ctx, child(path, k), stack) for k, v in value.items()}
+    if key in SCHEMA_LISTS or key in SCHEMA_ONE:
+        return inline_refs(value, ctx, path, stack)
+    return value
+
+
+def accepts_null(schema: Any, root: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> bool:
+    """Return whether ``null`` is (obviously) a valid value for ``schema``."""
+    if schema is True or (isinstance(schema, Mapping) and not _constrains(schema)):
+        return True
+    if not isinstance(schema, Mapping):
+        return False
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref not in seen:
+        try:
+            return accepts_null(resolve(root, ref), root, seen | {ref})
+        except LookupError:
+            return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return "enum" not in schema or None in schema["enum"]
+    if "const" in schema:
+        return schema["const"] is None
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list):
+        return any(accepts_null(b, root, seen) for b in branches)
+    return kind is None and "enum" in schema and None in schema["enum"]
+
+
+def _constrains(schema: Mapping[str, Any]) -> bool:
+    return any(k not in ANNOTATIONS and k not in ("description", "default") for k in schema)
+
+
+def is_free_form(schema: Any, root: Mapping[str, Any]) -> bool:
+    """Whether a closed-object (strict) format must carry this value as a JSON string.
+
+    True for an untyped value (``{}``, BFCL's ``any``) and for an object whose
+    keys are not listed (``dict``, ``dict[str, int]``): strict modes close every
+    object, which would only admit ``{}``.
+    """
+    if schema is True:
+        return True
+    if not isinstance(schema, Mapping):
+        return False
+    if isinstance(schema.get("$ref"), str):
+        try:
+            return is_free_form(resolve(root, schema["$ref"]), root)
+        except LookupError:
+            return False
+    if not _typed(schema):
+        return True
+    return (
+        schema.get("type") == "object"
+        and not schema.get("properties")
+        and schema.get("additionalProperties", True) is not False
+    )
+
+
+def _typed(schema: Mapping[str, Any]) -> bool:
+    return any(k in schema for k in ("type", "anyOf", "oneOf", "allOf", "enum", "const",
+                                     "properties", "items", "$ref", "not"))  # fmt: skip
+
+
+def json_string_schema(schema: Mapping[str, Any]) -> Schema:
+    """Return the schema of a free-form value carried as a JSON-encoded string."""
+    shown = {k: v for k, v in schema.items() if k not in ("description", *ANNOTATIONS)}
+    text = schema.get("description", "")
+    hint = JSON_STRING_NOTE
+    if shown:
+        hint += f" Schema: {json.dumps(shown, sort_keys=True, default=str)}"
+    return {"type": "string", "description": f"{text} ({hint})" if text else hint}
+
+
+def append_description(schema: Schema, moved: Mapping[str, Any]) -> None:
+    """Append keywords that a provider cannot take to the schema's description."""
+    if not moved:
+        return
+    parts = ", ".join(f"{k}: {json.dumps(v, default=str)}" for k, v in moved.items())
+    text = schema.get("description")
+    schema["description"] = f"{text} ({parts})" if text else f"({parts})"

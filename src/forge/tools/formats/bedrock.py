@@ -1,0 +1,29 @@
+"""AWS Bedrock Converse tool definitions (``toolConfig.tools[]`` entries)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from forge.tools.formats._closed_strict import BEDROCK, compile_closed_strict
+
+if TYPE_CHECKING:
+    from forge.tools.formats._schema import Context
+    from forge.tools.tool import Tool
+
+__all__ = ["convert_bedrock"]
+
+
+def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Return ``{"toolSpec": {name, description, inputSchema: {json}}}`` (+ ``strict``).
+
+    An empty description is left out: Bedrock rejects empty strings.
+    """
+    spec: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        spec["description"] = tool.description
+    if ctx.strict:
+        spec["inputSchema"] = {"json": compile_closed_strict(tool.parameters, ctx, BEDROCK)}
+        spec["strict"] = True
+    else:
+        spec["inputSchema"] = {"json": tool.parameters}
+    return {"toolSpec": spec}

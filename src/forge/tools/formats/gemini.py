@@ -1,0 +1,31 @@
+"""Google Gemini function declarations (``tools[].functionDeclarations[]``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from forge.tools.formats._gemini_schema import compile_gemini
+
+if TYPE_CHECKING:
+    from forge.tools.formats._schema import Context
+    from forge.tools.tool import Tool
+
+__all__ = ["convert_gemini", "wrap_gemini"]
+
+
+def convert_gemini(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Return one ``{"name", "description", "parameters"}`` function declaration.
+
+    ``parameters`` is Gemini's OpenAPI-subset schema (see `compile_gemini`).
+    """
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": compile_gemini(tool.parameters, ctx),
+    }
+
+
+def wrap_gemini(declarations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Put every declaration in one ``{"functionDeclarations": [...]}`` tool."""
+    return [{"functionDeclarations": list(declarations)}] if declarations else []

@@ -1,0 +1,18 @@
+"""Mistral tool definitions (the OpenAI Chat shape)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from forge.tools.formats.openai import function_body
+
+if TYPE_CHECKING:
+    from forge.tools.formats._schema import Context
+    from forge.tools.tool import Tool
+
+__all__ = ["convert_mistral"]
+
+
+def convert_mistral(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Return ``{"type": "function", "function": {name, description, parameters[, strict]}}``."""
+    return {"type": "function", "function": function_body(tool, ctx)}

@@ -1,0 +1,103 @@
+"""Reversible, collision-free tool names across providers (PV-3b).
+
+MCP and Gemini accept dots and 128 characters; OpenAI, Anthropic and Bedrock
+do not. A `NameMap` gives each outside name a name that matches a target
+rule, remembers both directions, and never gives two names the same mapping,
+so a call for the mapped name reaches the right tool.
+
+>>> names = NameMap()
+>>> names.add("math.factorial")
+'math_factorial'
+>>> names.original("math_factorial")
+'math.factorial'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+
+from forge.tools._names import MAX_NAME_LENGTH, NAME_PATTERN
+
+__all__ = ["NAME_RULES", "NameMap"]
+
+#: The tool-name rule of each provider (PV-3b; see provider-formats §1.2).
+NAME_RULES: dict[str, tuple[str, int]] = {
+    "canonical": (NAME_PATTERN, MAX_NAME_LENGTH),
+    "openai": (r"^[A-Za-z0-9_-]{1,64}$", 64),
+    "openai-responses": (r"^[A-Za-z0-9_-]{1,64}$", 64),
+    "anthropic": (r"^[A-Za-z0-9_-]{1,64}$", 64),
+    "bedrock": (r"^[A-Za-z0-9_-]{1,64}$", 64),
+    "mistral": (r"^[A-Za-z0-9_-]{1,64}$", 64),
+    "gemini": (r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$", 128),
+    "mcp": (r"^[A-Za-z0-9_.-]{1,128}$", 128),
+    "ollama": (r"^.{1,}$", 1 << 16),
+}
+_BAD = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class NameMap:
+    """A two-way map between outside names and names that match a rule.
+
+    Args:
+        rule: A key of `NAME_RULES` (default: the canonical tool-name rule,
+            which every provider accepts).
+    """
+
+    def __init__(self, rule: str = "canonical") -> None:
+        pattern, self._max = NAME_RULES[rule]
+        self._ok = re.compile(pattern)
+        self._to: dict[str, str] = {}
+        self._from: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def add(self, name: str) -> str:
+        """Return the mapped name of ``name``, assigning one on first sight.
+
+        A name that already matches the rule keeps itself unless an earlier
+        name took it; others get ``[^A-Za-z0-9_-]`` replaced by ``_``, a
+        leading ``_`` if they start with a digit or ``-``, and, when that is
+        taken or too long, a short hash of the original.
+        """
+        with self._lock:
+            found = self._to.get(name)
+            if found is not None:
+                return found
+            mapped = self._assign(name)
+            self._to[name], self._from[mapped] = mapped, name
+            return mapped
+
+    def _assign(self, name: str) -> str:
+        if self._ok.match(name) and name not in self._from and "\n" not in name:
+            return name
+        base = _BAD.sub("_", name) or "_"
+        if not re.match(r"[A-Za-z_]", base):
+            base = "_" + base
+        if len(base) <= self._max and base not in self._from and self._ok.match(base):
+            return base
+        digest = hashlib.sha256(name.encode()).hexdigest()
+        for size in range(8, 65, 4):
+            suffix = "_" + digest[:size]
+            candidate = base[: self._max - len(suffix)] + suffix
+            if candidate not in self._from:
+                return candidate
+        raise ValueError(f"cannot find a free name for {name!r}")  # 2**256 collisions
+
+    def mapped(self, name: str) -> str | None:
+        """Return the mapped name of an outside name already added, or ``None``."""
+        return self._to.get(name)
+
+    def original(self, mapped: str) -> str:
+        """Return the outside name behind a mapped name (itself if never mapped)."""
+        return self._from.get(mapped, mapped)
+
+    def changed(self) -> dict[str, str]:
+        """Return ``{original: mapped}`` for every name that had to change."""
+        return {k: v for k, v in self._to.items() if k != v}
+
+    def __len__(self) -> int:
+        return len(self._to)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._to

@@ -1,0 +1,30 @@
+"""Ollama ``/api/chat`` tool definitions (OpenAI-compatible, no strict mode)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forge.tools.formats._schema import Context
+    from forge.tools.tool import Tool
+
+__all__ = ["convert_ollama"]
+
+
+def convert_ollama(tool: Tool, ctx: Context) -> dict[str, Any]:
+    """Return ``{"type": "function", "function": {name, description, parameters}}``.
+
+    Ollama has no strict mode, so ``strict`` changes nothing. Send these as raw
+    JSON: the ``ollama`` Python client re-validates dict tools through its own
+    model, which drops keywords it does not know (``anyOf``, ``format``...).
+    """
+    if ctx.strict:
+        ctx.note("", "strict", "note", "Ollama has no strict mode; the schema is sent as is")
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }

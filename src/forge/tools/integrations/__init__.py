@@ -1,0 +1,1 @@
+"""Bridges to other tool ecosystems; each imports its optional dependency lazily."""

@@ -1,0 +1,110 @@
+"""LangChain bridge (IN-3): `to_langchain` and `from_langchain`.
+
+Needs the ``langchain`` extra (``pip install 'forge-tools[langchain]'``);
+``import forge.tools`` never imports LangChain.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from forge.core.errors import MissingDependencyError, ToolValidationError
+
+if TYPE_CHECKING:
+    from forge.tools.results import ToolResult
+    from forge.tools.tool import Tool
+
+__all__ = ["from_langchain", "to_langchain"]
+
+
+def _langchain() -> Any:
+    try:
+        import langchain_core.tools as lc_tools
+    except ImportError as exc:
+        raise MissingDependencyError("langchain-core", "langchain") from exc
+    return lc_tools
+
+
+def to_langchain(tool: Tool) -> Any:
+    """Return a LangChain ``StructuredTool`` with ``tool``'s name, description and schema.
+
+    Arguments are validated by ``tool``'s own validator, so LangChain accepts
+    and rejects exactly what forge-tools does; a rejected call or a failed
+    result raises LangChain's ``ToolException``.
+
+    Raises:
+        MissingDependencyError: ``langchain-core`` is not installed.
+    """
+    lc = _langchain()
+    compiled = tool.compile_()
+
+    def run(**kwargs: Any) -> Any:
+        try:
+            return _output(lc, compiled.run_sync(kwargs, None))
+        except ToolValidationError as exc:
+            raise lc.ToolException(str(exc)) from exc
+
+    async def arun(**kwargs: Any) -> Any:
+        try:
+            return _output(lc, await compiled.run_async(kwargs, None))
+        except ToolValidationError as exc:
+            raise lc.ToolException(str(exc)) from exc
+
+    return lc.StructuredTool(
+        name=tool.name,
+        description=tool.description,
+        args_schema=dict(tool.parameters),
+        func=run,
+        coroutine=arun,
+    )
+
+
+def _output(lc: Any, result: ToolResult) -> Any:
+    if not result.success:
+        raise lc.ToolException(result.error or "the tool failed")
+    return result.output
+
+
+def from_langchain(lc_tool: Any, *, name: str | None = None) -> Tool:
+    """Import a LangChain tool (any ``BaseTool``) as a `Tool`.
+
+    The parameters schema is LangChain's own OpenAI rendering of the tool
+    (references inlined); a name that breaks the tool-name rule is mapped
+    reversibly (see `forge.tools.formats.names.NameMap`) unless ``name`` is given.
+
+    Raises:
+        MissingDependencyError: ``langchain-core`` is not installed.
+        ToolDefinitionError: ``lc_tool`` is not a LangChain tool.
+    """
+    lc = _langchain()
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from forge.core.errors import ToolDefinitionError
+    from forge.tools.formats.names import NameMap
+    from forge.tools.records import from_record
+
+    if not isinstance(lc_tool, lc.BaseTool):
+        raise ToolDefinitionError(str(name), f"expected a LangChain BaseTool, got {lc_tool!r}")
+    spec = convert_to_openai_tool(lc_tool)["function"]
+    parameters = spec.get("parameters") or {"type": "object", "properties": {}}
+    record: dict[str, Any] = {
+        "name": name or NameMap().add(lc_tool.name),
+        "description": lc_tool.description or f"The LangChain tool {lc_tool.name!r}.",
+        "parameters": parameters,
+        "handler": _handler(lc_tool),
+    }
+    return from_record(record)
+
+
+def _handler(lc_tool: Any) -> Any:
+    if getattr(lc_tool, "coroutine", None) is not None and getattr(lc_tool, "func", 1) is None:
+
+        async def ainvoke(**kwargs: Any) -> Any:
+            return await lc_tool.ainvoke(kwargs)
+
+        return ainvoke
+
+    def invoke(**kwargs: Any) -> Any:
+        return lc_tool.invoke(kwargs)
+
+    return invoke
