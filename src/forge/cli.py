@@ -59,7 +59,7 @@ def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _serve(args: argparse.Namespace) -> int:
     try:
-        from forge.mcp.command import load_registry, run_serve
+        from forge.tools.integrations.mcp.command import load_registry, run_serve
     except ImportError as exc:
         print(f"forge-tools serve: {exc}", file=sys.stderr)
         return 1

@@ -61,7 +61,10 @@ def test_list_carries_names_titles_schemas_and_annotations(target: Any) -> None:
     assert add.title == "Add"
     assert add.description == "Add two integers."
     assert add.input_schema["required"] == ["a", "b"]
-    assert add.input_schema["properties"]["a"] == {"type": "integer", "description": "The first number."}
+    assert add.input_schema["properties"]["a"] == {
+        "type": "integer",
+        "description": "The first number.",
+    }
     assert add.annotations is not None
     assert add.annotations.model_dump(by_alias=True, exclude_none=True) == {
         "title": "Add", "readOnlyHint": True, "idempotentHint": True,
@@ -89,8 +92,10 @@ def test_invalid_arguments_are_an_error_result_naming_the_field(target: Any) -> 
     assert result.is_error is True
     text = result.content[0].text
     assert "Invalid arguments for tool 'add'" in text
-    assert "a: " in text and "b: missing" in text
-    assert result.meta is not None and result.meta["forge-tools/errorKind"] == "invalid_arguments"
+    assert "a: " in text
+    assert "b: missing" in text
+    assert result.meta is not None
+    assert result.meta["forge-tools/errorKind"] == "invalid_arguments"
 
 
 @BOTH
@@ -116,7 +121,8 @@ def test_a_tool_that_times_out_is_an_error_result(target: Any) -> None:
     result = run(lambda: call(target, "slow", {"seconds": 30}))
     assert result.is_error is True
     assert "timed out after 0.5 seconds" in result.content[0].text
-    assert result.meta is not None and result.meta["forge-tools/errorKind"] == "timeout"
+    assert result.meta is not None
+    assert result.meta["forge-tools/errorKind"] == "timeout"
 
 
 @BOTH
@@ -187,7 +193,8 @@ def test_sync_tools_do_not_block_the_event_loop(target: Any) -> None:
             sleeper = asyncio.ensure_future(client.call_tool("blocking_sleep", {"seconds": 3}))
             quick = asyncio.ensure_future(client.call_tool("add", {"a": 1, "b": 1}))
             done, _ = await asyncio.wait({sleeper, quick}, return_when=asyncio.FIRST_COMPLETED)
-            assert quick in done and sleeper not in done
+            assert quick in done
+            assert sleeper not in done
             assert (await sleeper).content[0].text == "slept"
 
     run(body)

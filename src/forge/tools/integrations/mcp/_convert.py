@@ -7,25 +7,12 @@ from typing import Any
 
 import mcp_types as types
 
-from forge.tools import ErrorKind, Tool, ToolResult
+from forge.tools import ErrorKind, ToolResult
 
-__all__ = ["ERROR_KIND_META", "call_result", "from_call_result", "text_of", "to_mcp_tool"]
+__all__ = ["ERROR_KIND_META", "call_result", "from_call_result", "text_of"]
 
 ERROR_KIND_META = "forge-tools/errorKind"
 """The ``_meta`` key carrying the `ErrorKind` of a failed call, for clients that know it."""
-
-
-def to_mcp_tool(tool: Tool) -> types.Tool:
-    """Return the MCP ``Tool`` for a forge-tools tool (name, title, schemas, annotations)."""
-    hints = tool.annotations.to_mcp()
-    return types.Tool(
-        name=tool.name,
-        title=tool.annotations.title or tool.metadata.display_name,
-        description=tool.description,
-        input_schema=tool.parameters,
-        output_schema=dict(tool.output_schema) if tool.output_schema is not None else None,
-        annotations=types.ToolAnnotations.model_validate(hints) if hints else None,
-    )
 
 
 def text_of(value: Any) -> str:

@@ -19,20 +19,19 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
     raise MissingDependencyError("mcp", "mcp") from exc
 
-from forge.mcp.client import MCPClient, MCPConnectionError, import_tools
-from forge.mcp.names import NameMap
-from forge.mcp.runner import CallRunner, registry_runner
-from forge.mcp.serve import DEFAULT_PORT, TOKEN_ENV, serve
-from forge.mcp.server import MCPToolServer
+from forge.tools.integrations.mcp.client import MCPClient, MCPConnectionError, import_tools
+from forge.tools.integrations.mcp.runner import CallRunner, registry_runner
+from forge.tools.integrations.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
+from forge.tools.integrations.mcp.server import MCPToolServer
 
 __all__ = [
     "DEFAULT_PORT",
     "TOKEN_ENV",
     "CallRunner",
+    "InsecureBindError",
     "MCPClient",
     "MCPConnectionError",
     "MCPToolServer",
-    "NameMap",
     "import_tools",
     "registry_runner",
     "serve",

@@ -15,8 +15,8 @@ import asyncio
 import dataclasses
 import shlex
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
 
 import mcp_types as types
@@ -29,9 +29,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from forge.core.errors import ForgeError, ToolDefinitionError
 from forge.core.logging import get_logger
-from forge.mcp._convert import from_call_result
-from forge.mcp.names import NameMap
 from forge.tools import ErrorKind, Tool, ToolRegistry, ToolResult, from_record
+from forge.tools.formats.names import NameMap
+from forge.tools.integrations.mcp._convert import from_call_result
 
 __all__ = ["MCPClient", "MCPConnectionError", "ServerSpec", "import_tools"]
 
@@ -74,7 +74,9 @@ class MCPClient:
         self.server = server
         self._env = dict(env) if env else None
         self.registry = registry
-        self.names = NameMap(prefix)
+        self.prefix = prefix
+        self.names = NameMap()
+        """Remote names (with the prefix) ↔ local names; mappings stay stable across re-imports."""
         self.timeout = timeout
         self._token = token
         self._follow = follow_changes
@@ -98,13 +100,18 @@ class MCPClient:
         """
         if self._thread is not None:
             raise RuntimeError("this MCPClient is already connected; create a new one")
-        self._thread = threading.Thread(target=self._thread_main, name="forge-mcp-client", daemon=True)
+        self._thread = threading.Thread(
+            target=self._thread_main, name="forge-mcp-client", daemon=True
+        )
         self._thread.start()
         if not self._ready.wait(self.timeout) or self._error is not None:
-            reason = _root_cause(self._error or TimeoutError(f"no answer within {self.timeout:g} s"))
+            reason = _root_cause(
+                self._error or TimeoutError(f"no answer within {self.timeout:g} s")
+            )
             self.close()
+            why = str(reason) or type(reason).__name__
             raise MCPConnectionError(
-                f"cannot connect to MCP server {self._shown()}: {str(reason) or type(reason).__name__}"
+                f"cannot connect to MCP server {self._shown()}: {why}"
             ) from reason
         return self
 
@@ -118,10 +125,8 @@ class MCPClient:
         self._imported.clear()
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not loop.is_closed():
-            try:
+            with suppress(RuntimeError):
                 loop.call_soon_threadsafe(stop.set)
-            except RuntimeError:
-                pass
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(self.timeout)
 
@@ -140,7 +145,7 @@ class MCPClient:
 
     async def acall(self, remote_name: str, arguments: Mapping[str, Any]) -> ToolResult:
         """Call a remote tool from any event loop; never raises for server failures."""
-        local = self.names.local(remote_name)
+        local = self.local_name(remote_name)
         try:
             outcome = await asyncio.wait_for(
                 asyncio.wrap_future(self._submit(self._call(remote_name, dict(arguments)))),
@@ -183,7 +188,7 @@ class MCPClient:
     def _thread_main(self) -> None:
         try:
             asyncio.run(self._main())
-        except BaseException as exc:  # noqa: BLE001 - reported to connect(), never lost
+        except BaseException as exc:
             self._error = self._error or exc
         finally:
             self._ready.set()
@@ -250,19 +255,28 @@ class MCPClient:
             for local in [n for n in self._imported if n not in seen]:
                 self._imported.pop(local)
                 self.registry.deregister(local)
-                remote_name = self.names.remote(local)
-                if remote_name is not None:
-                    self.names.forget(remote_name)
+
+    def local_name(self, remote: str) -> str:
+        """Return the local name of a remote tool (the prefix, then a valid mapping)."""
+        return self.names.add(self.prefix + remote)
+
+    def remote_name(self, local: str) -> str:
+        """Return the remote tool name behind a local name."""
+        return self.names.original(local).removeprefix(self.prefix)
 
     def _import(self, spec: types.Tool) -> str | None:
-        local = self.names.local(spec.name)
+        local = self.local_name(spec.name)
         try:
             new = self._tool(local, spec)
         except ToolDefinitionError as exc:
             logger.warning("skipping MCP tool %r of %s: %s", spec.name, self._shown(), exc)
             return None
         old = self._imported.get(local)
-        if old is not None and old.to_dict() == new.to_dict() and old.annotations == new.annotations:
+        if (
+            old is not None
+            and old.to_dict() == new.to_dict()
+            and old.annotations == new.annotations
+        ):
             return local
         if old is None and local in self.registry:
             logger.warning("skipping MCP tool %r: %r is already a local tool", spec.name, local)
@@ -273,7 +287,11 @@ class MCPClient:
 
     def _tool(self, local: str, spec: types.Tool) -> Tool:
         remote = spec.name
-        hints = spec.annotations.model_dump(by_alias=True, exclude_none=True) if spec.annotations else {}
+        hints = (
+            spec.annotations.model_dump(by_alias=True, exclude_none=True)
+            if spec.annotations
+            else {}
+        )
 
         async def forward(arguments: dict[str, Any]) -> ToolResult:
             return await self.acall(remote, arguments)
@@ -354,5 +372,3 @@ def import_tools(
         follow_changes=follow_changes, env=env,
     )  # fmt: skip
     return client.connect()
-
-

@@ -16,23 +16,25 @@ import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 import mcp_types as types
-from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.models import InitializationOptions
-from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
 import forge
 from forge.core.logging import get_logger
-from forge.mcp._convert import call_result, to_mcp_tool
-from forge.mcp.runner import CallRunner, registry_runner
 from forge.tools import ErrorKind, RegistryEvent, Tool, ToolRegistry, ToolResult
+from forge.tools.integrations.mcp._convert import call_result
+from forge.tools.integrations.mcp.runner import CallRunner, registry_runner
 from forge.tools.registry import EVENTS
+
+if TYPE_CHECKING:
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+    from mcp.server.models import InitializationOptions
+    from mcp.server.session import ServerSession
 
 __all__ = ["MCPToolServer"]
 
@@ -117,7 +119,7 @@ class MCPToolServer:
         version, tools = self._listing
         if version != self.registry.version:
             version = self.registry.version
-            tools = [to_mcp_tool(t) for t in self.registry.list_all()]
+            tools = [types.Tool.model_validate(d) for d in self.registry.to_provider("mcp")]
             self._listing = (version, tools)
         return tools
 
@@ -162,7 +164,9 @@ class MCPToolServer:
 
     # -- list_changed --------------------------------------------------------
 
-    async def _track_sessions(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    async def _track_sessions(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
         """Remember handshake-era connections, which get change notifications directly."""
         result = await call_next(ctx)
         if ctx.method == "notifications/initialized":

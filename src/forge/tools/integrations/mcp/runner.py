@@ -19,9 +19,7 @@ CallRunner = Callable[[str, dict[str, Any]], Awaitable[ToolResult]]
 """``await runner(name, arguments)`` runs one call and returns its result; it never raises."""
 
 
-def registry_runner(
-    registry: ToolRegistry, context: ExecutionContext | None = None
-) -> CallRunner:
+def registry_runner(registry: ToolRegistry, context: ExecutionContext | None = None) -> CallRunner:
     """Return a `CallRunner` over ``registry``, bounded by each call's timeout.
 
     The timeout is the tool's own, else the context's. Sync handlers run on a

@@ -17,9 +17,9 @@ import uvicorn
 from mcp.server.stdio import stdio_server
 
 from forge.core.errors import ForgeError
-from forge.mcp._http import BearerAuth, HttpServer, is_loopback
-from forge.mcp.server import MCPToolServer
 from forge.tools import ToolRegistry
+from forge.tools.integrations.mcp._http import BearerAuth, HttpServer, is_loopback
+from forge.tools.integrations.mcp.server import MCPToolServer
 
 __all__ = [
     "DEFAULT_HOST",

@@ -85,7 +85,7 @@ class HttpServer(uvicorn.Server):
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
-        """Leave signal handling to `forge.mcp.serve` (uvicorn would re-raise them on exit)."""
+        """Leave signals to the caller (uvicorn would re-raise them after shutting down)."""
         yield
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:

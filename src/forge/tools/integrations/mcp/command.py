@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from forge.core.errors import ForgeError
-from forge.mcp.serve import TOKEN_ENV, InsecureBindError, Transport, serve
 from forge.tools import Tool, ToolRegistry
+from forge.tools.integrations.mcp.serve import TOKEN_ENV, InsecureBindError, Transport, serve
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "load_registry", "run_serve"]
 
@@ -52,7 +52,9 @@ def load_registry(spec: str) -> ToolRegistry:
     """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ToolsSpecError(f"expected MODULE:ATTRIBUTE (e.g. 'myapp.tools:registry'), got {spec!r}")
+        raise ToolsSpecError(
+            f"expected MODULE:ATTRIBUTE (e.g. 'myapp.tools:registry'), got {spec!r}"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
