@@ -17,7 +17,7 @@ import shlex
 import threading
 from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import mcp_types as types
 from mcp import Client, StdioServerParameters
@@ -58,6 +58,8 @@ class MCPClient:
         follow_changes: Re-import when the server says its tool list changed.
         env: Extra environment variables for a server started from a command line
             (the SDK passes only a safe subset of this process's environment).
+        mode: ``"auto"`` (the newest protocol the server offers) or ``"legacy"``
+            (the 2025-11-25 ``initialize`` handshake, for servers that mishandle discovery).
     """
 
     def __init__(
@@ -70,8 +72,10 @@ class MCPClient:
         token: str | None = None,
         follow_changes: bool = True,
         env: Mapping[str, str] | None = None,
+        mode: Literal["auto", "legacy"] = "auto",
     ) -> None:
         self.server = server
+        self.mode = mode
         self._env = dict(env) if env else None
         self.registry = registry
         self.prefix = prefix
@@ -197,7 +201,8 @@ class MCPClient:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         self._refresh_lock = asyncio.Lock()
-        async with Client(self._transport(), message_handler=self._on_message) as client:
+        transport = self._transport()
+        async with Client(transport, mode=self.mode, message_handler=self._on_message) as client:
             self._client = client
             await self.refresh()
             self._ready.set()
@@ -359,6 +364,7 @@ def import_tools(
     token: str | None = None,
     follow_changes: bool = True,
     env: Mapping[str, str] | None = None,
+    mode: Literal["auto", "legacy"] = "auto",
 ) -> MCPClient:
     """Connect to an MCP server and register its tools in ``registry``.
 
@@ -369,6 +375,6 @@ def import_tools(
     """
     client = MCPClient(
         server, registry, prefix=prefix, timeout=timeout, token=token,
-        follow_changes=follow_changes, env=env,
+        follow_changes=follow_changes, env=env, mode=mode,
     )  # fmt: skip
     return client.connect()

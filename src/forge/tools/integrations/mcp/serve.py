@@ -8,6 +8,7 @@ address without a token is refused. SIGINT and SIGTERM stop the server cleanly.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine
@@ -38,7 +39,9 @@ DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 TOKEN_ENV = "FORGE_TOOLS_TOKEN"
 """The environment variable the command line reads the bearer token from."""
-SHUTDOWN_GRACE_SECONDS = 3
+SHUTDOWN_GRACE_SECONDS = 2
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest stdio message accepted (one JSON-RPC message per line)."""
 
 Transport = Literal["stdio", "http"]
 
@@ -88,9 +91,50 @@ def serve(
 
 
 async def serve_stdio(server: MCPToolServer) -> None:
-    """Serve over this process's stdin and stdout until stdin closes."""
-    async with server.announcing_changes(), stdio_server() as (read, write):
-        await server.lowlevel.run(read, write, server.initialization_options())
+    """Serve over this process's stdin and stdout until stdin closes or the task is cancelled.
+
+    A client that goes away (broken pipe) ends the server quietly.
+    """
+    stdin = await _stdin_lines()
+    try:
+        async with server.announcing_changes(), stdio_server(stdin=stdin) as (read, write):
+            await server.lowlevel.run(read, write, server.initialization_options())
+    except* (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+class _StdinLines:
+    """Lines of stdin read by the event loop itself, without a blocked worker thread.
+
+    The SDK reads stdin on a worker thread, which cannot be interrupted: a
+    SIGTERM would then wait for the client's next line. Reading through the
+    loop makes cancellation, and so shutdown, immediate.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+async def _stdin_lines() -> Any:
+    """Stdin as async lines read by the loop, or ``None`` (the SDK's reader) for plain files."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    try:
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(0, "rb", closefd=False)
+        )
+    except (ValueError, OSError):  # a regular file: the SDK's threaded reader handles it
+        return None
+    return _StdinLines(reader)
 
 
 async def serve_http(
