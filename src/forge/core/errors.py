@@ -11,7 +11,9 @@ subclasses the builtin it resembles so callers can catch either::
     │   ├── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
     │   └── SchemaConversionError(ToolError, ValueError) a schema a provider cannot express
     ├── UnsupportedProviderError(ForgeError, ValueError) unknown provider name
-    └── MissingDependencyError(ForgeError, ImportError)  an optional extra is not installed
+    ├── MissingDependencyError(ForgeError, ImportError)  an optional extra is not installed
+    ├── ConfigError(ForgeError, ValueError)              configuration files with invalid tools
+    └── BlockedAddressError(ForgeError, PermissionError) an HTTP tool's target is not allowed
 
 Failures a *model* can cause (unknown tool, bad arguments, handler errors) are
 returned as failed `ToolResult`s by the executor; these exceptions are for
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "BlockedAddressError",
+    "ConfigError",
     "DuplicateToolError",
     "FieldError",
     "ForgeError",
@@ -184,3 +188,38 @@ class MissingDependencyError(ForgeError, ImportError):
 
     def __reduce__(self) -> tuple[type[MissingDependencyError], tuple[str, str]]:
         return (type(self), (self.package, self.extra))
+
+
+class ConfigError(ForgeError, ValueError):
+    """Tool configuration files hold invalid definitions (strict mode) or cannot be read.
+
+    Attributes:
+        issues: Every problem found, each naming its file, tool and reason.
+    """
+
+    def __init__(self, issues: Sequence[object]) -> None:
+        self.issues = tuple(issues)
+        lines = "\n".join(f"  {issue}" for issue in self.issues)
+        super().__init__(
+            f"{len(self.issues)} invalid tool definition(s); nothing was registered:\n{lines}"
+        )
+
+    def __reduce__(self) -> tuple[type[ConfigError], tuple[tuple[object, ...]]]:
+        return (type(self), (self.issues,))
+
+
+class BlockedAddressError(ForgeError, PermissionError):
+    """An HTTP tool's target resolves to an address it may not reach (private, loopback...)."""
+
+    def __init__(self, host: str, address: str, reason: str) -> None:
+        self.host = host
+        self.address = address
+        self.reason = reason
+        super().__init__(
+            f"refused to connect to {host!r}: it resolves to {address}, a {reason} address; "
+            "private, loopback and link-local targets are blocked unless the loader is given "
+            "allow_private_network (True, or the addresses allowed)"
+        )
+
+    def __reduce__(self) -> tuple[type[BlockedAddressError], tuple[str, str, str]]:
+        return (type(self), (self.host, self.address, self.reason))

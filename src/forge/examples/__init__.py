@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from forge.examples.tools import EXAMPLE_TOOLS, example_registry
+from forge.examples.tools import CONFIG_FILE, EXAMPLE_TOOLS, example_registry
 
-__all__ = ["EXAMPLE_TOOLS", "example_registry"]
+__all__ = ["CONFIG_FILE", "EXAMPLE_TOOLS", "example_registry"]

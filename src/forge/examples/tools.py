@@ -109,8 +109,42 @@ EXAMPLE_TOOLS: tuple[Tool, ...] = (
     read_file,
     list_directory,
 )
+CONFIG_FILE = Path(__file__).with_name("tools.yaml")
 
 
-def example_registry() -> ToolRegistry:
-    """Return a new registry holding the bundled example tools."""
-    return ToolRegistry(EXAMPLE_TOOLS)
+class Notebook:
+    """A tiny in-memory service, exposed to configuration as ``internal`` handlers."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, str] = {}
+
+    def add(self, title: str, text: str) -> str:
+        """Save a note, replacing one with the same title."""
+        self.notes[title] = text
+        return f"saved note {title!r}"
+
+    def list(self) -> list[str]:
+        """Return the titles of the saved notes."""
+        return sorted(self.notes)
+
+
+def example_registry(*, allow_private_network: bool = False) -> ToolRegistry:
+    """Return a new registry holding the bundled example tools.
+
+    The Python tools come first, then the configuration tools of ``tools.yaml``
+    (one each of mock, builtin, internal and http), loaded in strict mode.
+
+    Args:
+        allow_private_network: Let the http example reach private addresses
+            (for a local server named by ``FORGE_EXAMPLES_HTTP_BASE``).
+    """
+    from forge.tools.config import HandlerRegistry, load_tools
+
+    notebook = Notebook()
+    internal = HandlerRegistry("internal", {"notes.add": notebook.add, "notes.list": notebook.list})
+    registry = ToolRegistry(EXAMPLE_TOOLS)
+    load_tools(
+        CONFIG_FILE, registry=registry, strict=True, internal=internal,
+        allow_private_network=allow_private_network,
+    )  # fmt: skip
+    return registry

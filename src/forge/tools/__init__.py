@@ -1,5 +1,7 @@
 """forge.tools: define, register, validate and run LLM tools.
 
+Tools from configuration files: `forge.tools.config.load_tools`.
+
 Importing this package loads only the standard library; pydantic,
 jsonschema-rs, docstring-parser and bm25s are imported when first needed.
 """
@@ -20,6 +22,7 @@ from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
+from forge.tools.prompt import PromptOptions
 from forge.tools.records import from_record
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
 from forge.tools.results import ErrorKind, ToolResult
@@ -30,6 +33,7 @@ __all__ = [
     "DuplicateToolError",
     "ErrorKind",
     "ExecutionContext",
+    "PromptOptions",
     "RegistryEvent",
     "Tool",
     "ToolAnnotations",

@@ -233,6 +233,42 @@ class ToolRegistry:
         wanted = ToolCategory.parse(category) if category is not None else None
         return index.search(query, limit=limit, category=wanted, tags=tuple(tags))
 
+    def generate_prompt(
+        self,
+        *,
+        include_examples: bool = True,
+        include_notes: bool = True,
+        include_limitations: bool = True,
+        group_by_category: bool = True,
+        categories: Iterable[ToolCategory | str] | None = None,
+        max_examples_per_tool: int | None = None,
+    ) -> str:
+        """Describe the tools as prompt text in seed 001's layout (PR-1); deterministic.
+
+        Args:
+            include_examples: Show examples with their JSON input.
+            include_notes: Show usage notes.
+            include_limitations: Show known limitations.
+            group_by_category: One ``FILE SYSTEM TOOLS:``-style section per category.
+            categories: Only tools of these categories.
+            max_examples_per_tool: At most this many examples per tool.
+
+        The text is cached per registry version and options.
+        """
+        from forge.tools.prompt import PromptOptions, render_prompt
+
+        options = PromptOptions.build(
+            include_examples=include_examples, include_notes=include_notes,
+            include_limitations=include_limitations, group_by_category=group_by_category,
+            categories=categories, max_examples_per_tool=max_examples_per_tool,
+        )  # fmt: skip
+        state = self._state
+        key = ("prompt", options)
+        text: str | None = state.derived.get(key)
+        if text is None:
+            text = state.derived[key] = render_prompt(list(state.tools.values()), options)
+        return text
+
     # -- writing -------------------------------------------------------------
 
     def register(self, item: Registrable, *, replace: bool = False) -> Tool:

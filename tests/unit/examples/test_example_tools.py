@@ -68,6 +68,30 @@ def test_file_tools_use_the_working_directory(tmp_path: Path) -> None:
     assert missing.error_kind == "tool_error"
 
 
+def test_bundled_configuration_has_each_implementation_type() -> None:
+    """The bundled YAML tools cover mock, builtin, internal and http, with metadata."""
+    registry = example_registry()
+    kinds = {t.metadata.extra.get("implementation") for t in registry.list_all()}
+    assert kinds >= {"mock", "builtin", "internal", "http"}
+    assert registry.execute("get_stock_quote", {"symbol": "AAPL"}).output["price"] == 189.5
+    assert registry.execute("echo", {"message": "m"}).output == {"message": "m"}
+    assert registry.execute("add_note", {"title": "a", "text": "b"}).success
+    assert registry.execute("list_notes", {}).output == ["a"]
+    assert example_registry().execute("list_notes", {}).output == []
+
+
+def test_http_example_against_a_local_server(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The http example queries the server named by FORGE_EXAMPLES_HTTP_BASE."""
+    monkeypatch.setenv("FORGE_EXAMPLES_HTTP_BASE", http_server)
+    registry = example_registry(allow_private_network=True)
+    out = registry.execute("exchange_rate", {"base": "EUR", "symbols": "USD,GBP"}).output
+    assert out["query"] == {"from": ["EUR"], "to": ["USD,GBP"]}
+    refused = example_registry().execute("exchange_rate", {"base": "EUR", "symbols": "USD"})
+    assert refused.error_kind == "denied"
+
+
 def test_quickstart_example_runs() -> None:
     """examples/quickstart.py runs and reports both successes and model-facing errors."""
     import subprocess

@@ -19,7 +19,7 @@ from forge.cli import main
 from forge.tools import ToolRegistry
 from forge.tools.integrations.mcp import InsecureBindError
 from forge.tools.integrations.mcp._http import is_loopback
-from forge.tools.integrations.mcp.command import ToolsSpecError, load_registry
+from forge.tools.integrations.mcp.command import ToolsSpecError, load_tools_spec
 from forge.tools.integrations.mcp.serve import check_bind
 
 INIT = {
@@ -147,6 +147,12 @@ def test_a_missing_tools_module_is_a_usage_error(capsys: pytest.CaptureFixture[s
     assert "cannot import 'no_such_module_xyz'" in capsys.readouterr().err
 
 
+def test_an_unknown_transport_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """`serve --transport` accepts only stdio and http."""
+    assert main(["serve", "--transport", "carrier-pigeon"]) == 2
+    assert "--transport must be 'stdio' or 'http'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("host", "expected"),
     [("127.0.0.1", True), ("127.0.0.2", True), ("localhost", True), ("::1", True),
@@ -165,17 +171,17 @@ def test_check_bind_needs_a_token_beyond_loopback() -> None:
         check_bind("0.0.0.0", None)
 
 
-def test_load_registry_accepts_registries_lists_and_factories() -> None:
+def test_load_tools_spec_accepts_registries_lists_and_factories() -> None:
     """A MODULE:ATTR spec may name a registry, a list of tools or a factory."""
-    assert isinstance(load_registry("forge_test_tools:registry"), ToolRegistry)
-    assert load_registry("forge.examples:example_registry").names()[0] == "word_count"
-    assert len(load_registry("forge.examples:EXAMPLE_TOOLS")) == 5
+    assert isinstance(load_tools_spec("forge_test_tools:registry"), ToolRegistry)
+    assert load_tools_spec("forge.examples:example_registry").names()[0] == "word_count"
+    assert len(load_tools_spec("forge.examples:EXAMPLE_TOOLS")) == 5
 
 
 @pytest.mark.parametrize(
     "spec", ["no_colon", "forge.examples:nothing_here", "forge.examples:__doc__", ":x"]
 )
-def test_load_registry_rejects_bad_specs(spec: str) -> None:
+def test_load_tools_spec_rejects_bad_specs(spec: str) -> None:
     """Specs that do not lead to tools raise ToolsSpecError."""
     with pytest.raises(ToolsSpecError):
-        load_registry(spec)
+        load_tools_spec(spec)

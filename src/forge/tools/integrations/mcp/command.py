@@ -11,7 +11,7 @@ from forge.core.errors import ForgeError
 from forge.tools import Tool, ToolRegistry
 from forge.tools.integrations.mcp.serve import TOKEN_ENV, InsecureBindError, Transport, serve
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "load_registry", "run_serve"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "ToolsSpecError", "load_tools_spec", "run_serve"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -29,10 +29,10 @@ def run_serve(
     try:
         serve(registry, transport=transport, host=host, port=port, token=token)
     except InsecureBindError as exc:
-        print(f"forge-tools serve: {exc}", file=sys.stderr)
+        print(f"forge-tools: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as exc:
-        print(f"forge-tools serve: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        print(f"forge-tools: error: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return EXIT_ERROR
     return EXIT_OK
 
@@ -41,7 +41,7 @@ class ToolsSpecError(ForgeError, ValueError):
     """A ``MODULE:ATTRIBUTE`` tools reference that cannot be loaded."""
 
 
-def load_registry(spec: str) -> ToolRegistry:
+def load_tools_spec(spec: str) -> ToolRegistry:
     """Load tools from ``package.module:attribute`` (like ``uvicorn app:app``).
 
     The attribute may be a `ToolRegistry`, an iterable of tools, or a callable

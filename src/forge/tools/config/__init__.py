@@ -1,0 +1,24 @@
+"""Tools from configuration files (seed 000, SPEC §7).
+
+`load_tools` reads YAML, JSON or TOML definitions and registers them. Each
+definition names an implementation: ``mock`` (a fixed JSON response),
+``builtin`` or ``internal`` (a handler looked up by name in a
+`HandlerRegistry` the application filled; nothing is imported from a file),
+or ``http`` (see `forge.tools.config.http`).
+"""
+
+from __future__ import annotations
+
+from forge.tools.config.definition import IMPLEMENTATION_TYPES, build_tool
+from forge.tools.config.handlers import HandlerRegistry, builtin_handlers
+from forge.tools.config.loader import ConfigIssue, LoadReport, load_tools
+
+__all__ = [
+    "IMPLEMENTATION_TYPES",
+    "ConfigIssue",
+    "HandlerRegistry",
+    "LoadReport",
+    "build_tool",
+    "builtin_handlers",
+    "load_tools",
+]

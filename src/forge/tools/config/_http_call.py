@@ -1,0 +1,199 @@
+"""Running one HTTP tool call (CF-5): build the request, guard the target, read the reply."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.parse
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from forge.core.errors import BlockedAddressError
+from forge.tools.config._network import NetworkPolicy, resolve_checked
+from forge.tools.config.http import HttpSpec, expand_env
+from forge.tools.results import ErrorKind, ToolResult
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["http_handler"]
+
+MAX_REDIRECTS = 5
+MAX_ERROR_BODY = 500
+_REDIRECTS = {301, 302, 303, 307, 308}
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def http_handler(
+    tool_name: str, spec: HttpSpec, *, policy: NetworkPolicy
+) -> Callable[[dict[str, Any]], Coroutine[Any, Any, ToolResult]]:
+    """Return the async handler that performs ``spec`` with a call's arguments."""
+
+    async def call(arguments: dict[str, Any], /) -> ToolResult:
+        try:
+            method, url, headers, params, body = _request_parts(tool_name, spec, arguments)
+        except LookupError as exc:
+            return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
+        try:
+            async with asyncio.timeout(spec.timeout):
+                return await _exchange(
+                    spec,
+                    method,
+                    url=url,
+                    headers=headers,
+                    params=params,
+                    body=body,
+                    policy=policy,
+                )
+        except TimeoutError:
+            return ToolResult.fail(
+                f"{method} {_shown(url)} timed out after {spec.timeout:g} s; retry later.",
+                error_kind=ErrorKind.TIMEOUT,
+            )
+        except BlockedAddressError as exc:
+            return ToolResult.fail(str(exc), error_kind=ErrorKind.DENIED)
+        except _TooLarge:
+            return ToolResult.fail(
+                f"the response to {method} {_shown(url)} is larger than the "
+                f"{spec.max_response_bytes} byte limit; ask for less data."
+            )
+        except (OSError, _http_errors()) as exc:
+            return ToolResult.fail(f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}")
+
+    return call
+
+
+def _http_errors() -> type[Exception]:
+    import httpx
+
+    return httpx.HTTPError
+
+
+def _shown(url: str) -> str:
+    """The URL without its query string (which may carry user data) for messages."""
+    return url.split("?", 1)[0]
+
+
+def _request_parts(
+    name: str, spec: HttpSpec, arguments: dict[str, Any]
+) -> tuple[str, str, dict[str, str], list[tuple[str, str]], Any]:
+    path_values = {}
+    for param in spec.path_params:
+        if param not in arguments or arguments[param] is None:
+            raise LookupError(f"the url needs the parameter {param!r}, which was not given")
+        path_values[param] = urllib.parse.quote(_text(arguments[param]), safe="")
+    url = expand_env(spec.url, "the url").format(**path_values)
+    headers = {k: expand_env(v, f"the header {k!r}") for k, v in spec.headers}
+    params = [
+        (wire, _text(arguments[param]))
+        for wire, param in spec.query
+        if arguments.get(param) is not None
+    ]
+    body = None
+    if spec.body is not None:
+        body = {wire: arguments[param] for wire, param in spec.body if param in arguments}
+    return spec.method, url, headers, params, body
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+async def _exchange(
+    spec: HttpSpec,
+    method: str,
+    *,
+    url: str,
+    headers: dict[str, str],
+    params: list[tuple[str, str]],
+    body: Any,
+    policy: NetworkPolicy,
+) -> ToolResult:
+    import httpx
+
+    target = httpx.URL(url, params=params or None)
+    async with httpx.AsyncClient(trust_env=False, follow_redirects=False) as client:
+        for _ in range(MAX_REDIRECTS + 1):
+            response = await _send(
+                client,
+                method,
+                target,
+                headers=headers,
+                body=body,
+                spec=spec,
+                policy=policy,
+            )
+            status, location = response[0], response[1]
+            if status in _REDIRECTS and location:
+                target = target.join(location)
+                if target.scheme not in ("http", "https"):
+                    return ToolResult.fail(f"refused a redirect to a {target.scheme!r} URL")
+                if status == 303 or (status in (301, 302) and method == "POST"):
+                    method, body = "GET", None
+                continue
+            return _result(method, str(target), response)
+    return ToolResult.fail(f"{method} {_shown(url)} redirected more than {MAX_REDIRECTS} times")
+
+
+async def _send(
+    client: httpx.AsyncClient,
+    method: str,
+    target: httpx.URL,
+    *,
+    headers: dict[str, str],
+    body: Any,
+    spec: HttpSpec,
+    policy: NetworkPolicy,
+) -> tuple[int, str | None, str, str, bytes]:
+    if target.scheme not in ("http", "https") or not target.host:
+        raise OSError(f"cannot request {target}")
+    port = target.port or (443 if target.scheme == "https" else 80)
+    address = await resolve_checked(target.host, port, policy=policy)
+    pinned = target.copy_with(host=address)
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    request = client.build_request(
+        method, pinned, headers={**headers, "Host": target.netloc.decode("ascii")},
+        json=body, extensions=extensions,
+    )  # fmt: skip
+    response = await client.send(request, stream=True)
+    try:
+        data = bytearray()
+        async for chunk in response.aiter_bytes():
+            data.extend(chunk)
+            if len(data) > spec.max_response_bytes:
+                raise _TooLarge
+        return (
+            response.status_code,
+            response.headers.get("location"),
+            response.reason_phrase,
+            response.headers.get("content-type", ""),
+            bytes(data),
+        )
+    finally:
+        await response.aclose()
+
+
+def _result(method: str, url: str, response: tuple[int, str | None, str, str, bytes]) -> ToolResult:
+    status, _, reason, content_type, raw = response
+    text = raw.decode("utf-8", errors="replace")
+    content: Any = text
+    if "json" in content_type.lower():
+        try:
+            content = json.loads(text)
+        except ValueError:
+            content = text
+    if 200 <= status < 300:
+        return ToolResult.ok(content, status=status)
+    excerpt = text[:MAX_ERROR_BODY] + ("..." if len(text) > MAX_ERROR_BODY else "")
+    retry = "retrying may help" if status >= 500 or status == 429 else "retrying will not help"
+    return ToolResult.fail(
+        f"{method} {_shown(url)} returned HTTP {status} {reason}: {excerpt} ({retry})",
+        status=status,
+    )

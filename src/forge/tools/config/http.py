@@ -1,0 +1,177 @@
+"""HTTP tools from configuration (CF-5).
+
+An ``http`` implementation describes one request::
+
+    implementation:
+      type: http
+      method: GET                                   # default GET
+      url: "https://api.example.com/users/{user_id}"  # {param} from the arguments
+      headers: {Authorization: "Bearer ${API_TOKEN}"}  # ${VAR} from the environment
+      query: [fields]              # or {wire_name: param}; default: the rest for GET
+      body: [name, email]          # JSON body; default: the rest for POST/PUT/PATCH
+      timeout: 10                  # seconds for the whole exchange
+      max_response_bytes: 1048576
+
+Secrets come only from environment variables, read at call time: a literal
+value for a header such as ``Authorization`` or ``X-Api-Key`` is refused when
+the file is loaded. ``{param}`` placeholders may appear only in the path and
+query of the URL, never in its scheme, host or port, and ``${VAR}`` may be
+used in the URL to choose the server. Private, loopback and link-local
+targets are refused, after DNS resolution and on every redirect, unless the
+loader is given ``allow_private_network`` (``True``, or the networks allowed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from forge.core.errors import ToolDefinitionError
+
+__all__ = ["HttpSpec", "parse_http_spec"]
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_BYTES = 1_048_576
+_KEYS = {"type", "method", "url", "headers", "query", "body", "timeout", "max_response_bytes"}
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSpec:
+    """A checked ``http`` implementation."""
+
+    method: str
+    url: str
+    headers: tuple[tuple[str, str], ...]
+    path_params: tuple[str, ...]
+    query: tuple[tuple[str, str], ...]
+    body: tuple[tuple[str, str], ...] | None
+    timeout: float
+    max_response_bytes: int
+
+
+def expand_env(text: str, where: str) -> str:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` with environment values.
+
+    Raises:
+        LookupError: A variable without default is not set (named, value never shown).
+    """
+
+    def value(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = os.environ.get(name)
+        if found is None:
+            if default is None:
+                raise LookupError(f"environment variable {name} (used in {where}) is not set")
+            return default
+        return found
+
+    return _ENV_REF.sub(value, text)
+
+
+def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any]) -> HttpSpec:
+    """Check an ``http`` implementation against the tool's parameters.
+
+    Raises:
+        ToolDefinitionError: Naming the offending key and how to fix it.
+    """
+    unknown = sorted(set(impl) - _KEYS)
+    if unknown:
+        raise ToolDefinitionError(
+            name, f"unknown http implementation key(s) {unknown}; allowed: {sorted(_KEYS)}"
+        )
+    properties = set((schema.get("properties") or {}).keys())
+    method = str(impl.get("method", "GET")).upper()
+    if method not in METHODS:
+        raise ToolDefinitionError(name, f"http method {method!r} is not one of {METHODS}")
+    url = impl.get("url")
+    if not isinstance(url, str) or not url:
+        raise ToolDefinitionError(name, "an http implementation needs a 'url' string")
+    path_params = _url_params(name, url, properties)
+    headers = _headers(name, impl.get("headers") or {})
+    query = _mapping(name, "query", impl.get("query"), properties)
+    body = _mapping(name, "body", impl.get("body"), properties)
+    mapped = set(path_params) | {p for _, p in query or ()} | {p for _, p in body or ()}
+    rest = tuple((p, p) for p in sorted(properties - mapped))
+    if query is None and body is None:
+        if method in ("POST", "PUT", "PATCH"):
+            query, body = (), rest
+        else:
+            query, body = rest, None
+    return HttpSpec(
+        method=method, url=url, headers=headers, path_params=path_params,
+        query=query or (), body=body,
+        timeout=_positive(name, "timeout", impl.get("timeout", DEFAULT_TIMEOUT)),
+        max_response_bytes=int(
+            _positive(name, "max_response_bytes", impl.get("max_response_bytes", DEFAULT_MAX_BYTES))
+        ),
+    )  # fmt: skip
+
+
+def _url_params(name: str, url: str, properties: set[str]) -> tuple[str, ...]:
+    without_env = _ENV_REF.sub(lambda m: m.group(2) or "", url)
+    scheme, sep, rest = without_env.partition("://")
+    server_from_env = url.startswith("${") and not sep
+    if not server_from_env and (not sep or scheme.lower() not in ("http", "https")):
+        raise ToolDefinitionError(name, f"the url {url!r} must start with http:// or https://")
+    authority = "" if server_from_env else re.split(r"[/?#]", rest, maxsplit=1)[0]
+    if "{" in authority:
+        raise ToolDefinitionError(
+            name, f"the url {url!r} has a placeholder in its host; only the path and query "
+            "may use {param} (choose the server with ${VAR} instead)",
+        )  # fmt: skip
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(without_env) if f is not None]
+    except ValueError as exc:
+        raise ToolDefinitionError(name, f"the url {url!r} is not a valid template: {exc}") from None
+    for field_name in fields:
+        if field_name not in properties:
+            raise ToolDefinitionError(
+                name, f"the url placeholder {{{field_name}}} is not a parameter of the tool"
+            )
+    return tuple(dict.fromkeys(fields))
+
+
+def _headers(name: str, headers: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(headers, Mapping):
+        raise ToolDefinitionError(name, "http 'headers' must be a mapping of name to value")
+    out = []
+    for key, value in headers.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise ToolDefinitionError(name, f"http header {key!r} must map a string to a string")
+        if _SECRET_HEADER.search(key) and not _ENV_REF.search(value):
+            raise ToolDefinitionError(
+                name, f"the header {key!r} holds a literal value; secrets must come from "
+                f"environment variables, e.g. {key}: \"Bearer ${{API_TOKEN}}\"",
+            )  # fmt: skip
+        out.append((key, value))
+    return tuple(out)
+
+
+def _mapping(name: str, key: str, value: Any, properties: set[str]) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        pairs = tuple((v, v) for v in value)
+    elif isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values()):
+        pairs = tuple((str(k), v) for k, v in value.items())
+    else:
+        raise ToolDefinitionError(
+            name, f"http '{key}' must be a list of parameter names or a {{wire_name: param}} map"
+        )
+    for _, param in pairs:
+        if param not in properties:
+            raise ToolDefinitionError(name, f"http '{key}' maps {param!r}, not a parameter")
+    return pairs
+
+
+def _positive(name: str, key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ToolDefinitionError(name, f"http '{key}' must be a positive number, got {value!r}")
+    return float(value)

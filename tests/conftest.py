@@ -1,0 +1,73 @@
+"""Shared fixtures: a real HTTP server on 127.0.0.1 for the HTTP tool and CLI tests."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Routes: /echo/..., /status/N, /slow, /big, /redirect?to=URL, /text."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep test output quiet."""
+
+    def _reply(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            # The client may have given up first (the timeout test).
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(body)
+
+    def _handle(self) -> None:
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if parts.path.startswith("/status/"):
+            code = int(parts.path.rsplit("/", 1)[1])
+            self._reply(code, json.dumps({"error": f"status {code}"}).encode())
+        elif parts.path == "/slow":
+            time.sleep(2)
+            self._reply(200, b"{}")
+        elif parts.path == "/big":
+            self._reply(200, b"x" * 200_000, "text/plain")
+        elif parts.path == "/text":
+            self._reply(200, "plain café".encode(), "text/plain; charset=utf-8")
+        elif parts.path == "/redirect":
+            self.send_response(int(parse_qs(parts.query).get("code", ["302"])[0]))
+            self.send_header("Location", parse_qs(parts.query)["to"][0])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        else:
+            seen = {
+                "method": self.command,
+                "path": parts.path,
+                "query": parse_qs(parts.query),
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "body": json.loads(raw) if raw else None,
+            }
+            self._reply(200, json.dumps(seen).encode())
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
+
+
+@pytest.fixture(scope="session")
+def http_server() -> Iterator[str]:
+    """Serve the test routes on 127.0.0.1 and return the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

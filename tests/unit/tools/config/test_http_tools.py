@@ -1,0 +1,231 @@
+"""HTTP tools from configuration against a real server on 127.0.0.1 (CF-5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forge.core.errors import ToolDefinitionError
+from forge.tools import ToolRegistry
+from forge.tools.config import HandlerRegistry, build_tool, load_tools
+
+LOCAL = ["127.0.0.1"]
+
+
+def http_tool(
+    impl: dict[str, Any], properties: dict[str, Any] | None = None, allow: Any = LOCAL
+) -> ToolRegistry:
+    """Build a one-tool registry from an http implementation."""
+    definition = {
+        "name": "call_api",
+        "description": "Call the test API.",
+        "type": "function",
+        "handler": "call_api",
+        "parameters": {"type": "object", "properties": properties or {}},
+        "implementation": {"type": "http", **impl},
+    }
+    tool = build_tool(
+        definition,
+        builtins=HandlerRegistry("builtin"),
+        internal=HandlerRegistry("internal"),
+        allow_private_network=allow,
+    )
+    return ToolRegistry([tool])
+
+
+STRING = {"type": "string"}
+
+
+def test_url_template_and_query_mapping(http_server: str) -> None:
+    """Path placeholders are URL-quoted and the other arguments of a GET become the query."""
+    registry = http_tool(
+        {"url": http_server + "/users/{user_id}/posts"},
+        {"user_id": STRING, "tag": STRING, "limit": {"type": "integer"}},
+    )
+    result = registry.execute("call_api", {"user_id": "a b/c", "tag": "x", "limit": 3})
+    assert result.success, result.error
+    assert result.output["path"] == "/users/a%20b%2Fc/posts"
+    assert result.output["query"] == {"tag": ["x"], "limit": ["3"]}
+    assert result.metadata["status"] == 200
+
+
+def test_explicit_query_and_body_mapping(http_server: str) -> None:
+    """A query map renames parameters and a body list sends the others as JSON."""
+    registry = http_tool(
+        {"method": "POST", "url": http_server + "/items", "query": {"q": "term"},
+         "body": ["title", "count"]},
+        {"term": STRING, "title": STRING, "count": {"type": "integer"}},
+    )  # fmt: skip
+    result = registry.execute("call_api", {"term": "t", "title": "hi", "count": 2})
+    assert result.output["method"] == "POST"
+    assert result.output["query"] == {"q": ["t"]}
+    assert result.output["body"] == {"title": "hi", "count": 2}
+
+
+def test_post_sends_remaining_arguments_as_json_body(http_server: str) -> None:
+    """Without a mapping, a POST sends every non-path argument in the JSON body."""
+    registry = http_tool(
+        {"method": "post", "url": http_server + "/things/{kind}"},
+        {"kind": STRING, "name": STRING, "tags": {"type": "array"}},
+    )
+    out = registry.execute("call_api", {"kind": "k", "name": "n", "tags": ["a"]}).output
+    assert out["path"] == "/things/k"
+    assert out["body"] == {"name": "n", "tags": ["a"]}
+
+
+def test_headers_come_from_the_environment(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """${VAR} in a header is read from the environment at call time."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "s3cret")
+    registry = http_tool(
+        {"url": http_server + "/h", "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}",
+                                                "Accept": "application/json"}},
+    )  # fmt: skip
+    headers = registry.execute("call_api", {}).output["headers"]
+    assert headers["authorization"] == "Bearer s3cret"
+    assert headers["accept"] == "application/json"
+
+
+def test_missing_environment_variable_is_an_error_result(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A header variable that is not set fails the call, naming the variable."""
+    monkeypatch.delenv("FORGE_TEST_ABSENT", raising=False)
+    registry = http_tool(
+        {"url": http_server + "/h", "headers": {"X-Api-Key": "${FORGE_TEST_ABSENT}"}}
+    )
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert "FORGE_TEST_ABSENT" in (result.error or "")
+
+
+def test_literal_secret_header_is_rejected() -> None:
+    """A secret-looking header with a literal value is refused at load time."""
+    with pytest.raises(ToolDefinitionError, match="environment variables"):
+        http_tool({"url": "https://api.example.com/", "headers": {"Authorization": "Bearer abc"}})
+
+
+def test_timeout_is_an_error_result(http_server: str) -> None:
+    """A server slower than the timeout gives a timeout result."""
+    registry = http_tool({"url": http_server + "/slow", "timeout": 0.3})
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert result.error_kind == "timeout"
+    assert "timed out" in (result.error or "")
+
+
+def test_response_over_the_size_limit(http_server: str) -> None:
+    """A response larger than max_response_bytes is refused."""
+    registry = http_tool({"url": http_server + "/big", "max_response_bytes": 1000})
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert "1000 byte limit" in (result.error or "")
+
+
+def test_text_response(http_server: str) -> None:
+    """A non-JSON response comes back as text."""
+    assert http_tool({"url": http_server + "/text"}).execute("call_api", {}).output == "plain café"
+
+
+@pytest.mark.parametrize(("code", "retry"), [(404, "will not help"), (503, "may help")])
+def test_non_2xx_is_an_error_result(http_server: str, code: int, retry: str) -> None:
+    """A non-2xx status is a failed result with the status and the body excerpt."""
+    result = http_tool({"url": http_server + f"/status/{code}"}).execute("call_api", {})
+    assert not result.success
+    assert f"HTTP {code}" in (result.error or "")
+    assert f"status {code}" in (result.error or "")
+    assert retry in (result.error or "")
+    assert result.metadata["status"] == code
+
+
+def test_redirect_within_allowed_targets_is_followed(http_server: str) -> None:
+    """A redirect to an allowed address is followed (303 turns a POST into a GET)."""
+    registry = http_tool(
+        {"method": "POST", "url": http_server + "/redirect",
+         "query": {"to": "to", "code": "code"}},
+        {"to": STRING, "code": STRING},
+    )  # fmt: skip
+    result = registry.execute("call_api", {"to": http_server + "/landed", "code": "303"})
+    assert result.success, result.error
+    assert result.output["path"] == "/landed"
+    assert result.output["method"] == "GET"
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["http://127.0.0.2:9/x", "http://169.254.169.254/latest/meta-data", "http://10.1.2.3/"],
+)
+def test_redirect_to_a_private_target_is_refused(http_server: str, target: str) -> None:
+    """A redirect to a loopback, link-local or private address not allowed is refused."""
+    registry = http_tool(
+        {"url": http_server + "/redirect", "query": ["to"]}, {"to": STRING}, allow=LOCAL
+    )
+    result = registry.execute("call_api", {"to": target})
+    assert not result.success
+    assert result.error_kind == "denied"
+    assert "refused to connect" in (result.error or "")
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:{port}/x", "loopback"),
+        ("http://localhost:{port}/x", "loopback"),
+        ("http://[::1]:{port}/x", "loopback"),
+        ("http://10.0.0.7/x", "private"),
+        ("http://192.168.1.1/x", "private"),
+        ("http://169.254.169.254/x", "link-local"),
+        ("http://0.0.0.0:{port}/x", "unspecified"),
+    ],
+)
+def test_private_targets_refused_by_default(http_server: str, url: str, reason: str) -> None:
+    """Without permission, loopback, private and link-local targets are refused after DNS."""
+    port = http_server.rsplit(":", 1)[1]
+    registry = http_tool({"url": url.format(port=port)}, allow=False)
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert result.error_kind == "denied"
+    assert f"a {reason} address" in (result.error or "")
+
+
+def test_placeholder_in_host_is_rejected() -> None:
+    """The model's arguments may not choose the host."""
+    with pytest.raises(ToolDefinitionError, match="placeholder in its host"):
+        http_tool({"url": "http://{host}/x"}, {"host": STRING})
+
+
+@pytest.mark.parametrize(
+    ("impl", "match"),
+    [
+        ({"url": "ftp://x/"}, "http:// or https://"),
+        ({"url": "http://x/{nope}"}, "not a parameter"),
+        ({"url": "http://x/", "method": "TRACE"}, "is not one of"),
+        ({"url": "http://x/", "timeout": 0}, "positive number"),
+        ({"url": "http://x/", "query": ["absent"]}, "not a parameter"),
+        ({"url": "http://x/", "body": 3}, "list of parameter names"),
+        ({"url": "http://x/", "verb": "GET"}, "unknown http implementation key"),
+        ({}, "needs a 'url'"),
+    ],
+)
+def test_invalid_http_definitions(impl: dict[str, Any], match: str) -> None:
+    """Bad http implementations are rejected with a reason."""
+    with pytest.raises(ToolDefinitionError, match=match):
+        http_tool(impl)
+
+
+def test_http_tool_from_a_file(http_server: str, tmp_path: Path) -> None:
+    """An http tool loaded from a JSON file runs through the registry."""
+    path = tmp_path / "api.json"
+    path.write_text(json.dumps([{
+        "name": "lookup", "description": "Look up an item.", "type": "function",
+        "handler": "lookup", "parameters": {"type": "object", "properties": {"id": STRING},
+                                            "required": ["id"]},
+        "implementation": {"type": "http", "url": http_server + "/items/{id}"},
+    }]))  # fmt: skip
+    report = load_tools(path, allow_private_network=True)
+    assert report.ok
+    assert report.registry.execute("lookup", {"id": "7"}).output["path"] == "/items/7"
