@@ -70,10 +70,18 @@ class MCPToolServer:
         registry: The tools to serve; changes while serving are announced.
         runner: Runs each ``tools/call`` (default: `registry_runner`).
         name: The server name reported to clients.
+        tracing: Keep the SDK's OpenTelemetry span per message. By default only when a
+            tracer provider is installed: the no-op spans otherwise cost a large share
+            of each call's CPU time.
     """
 
     def __init__(
-        self, registry: ToolRegistry, *, runner: CallRunner | None = None, name: str = "forge-tools"
+        self,
+        registry: ToolRegistry,
+        *,
+        runner: CallRunner | None = None,
+        name: str = "forge-tools",
+        tracing: bool | None = None,
     ) -> None:
         self.registry = registry
         self.runner = runner if runner is not None else registry_runner(registry)
@@ -93,6 +101,10 @@ class MCPToolServer:
             on_call_tool=self._call_tool,
             on_subscriptions_listen=self._listen,
         )
+        if not (tracing if tracing is not None else _tracing_configured()):
+            self.lowlevel.middleware[:] = [
+                m for m in self.lowlevel.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
+            ]
         self.lowlevel.middleware.append(self._track_sessions)
 
     def initialization_options(self) -> InitializationOptions:
@@ -203,6 +215,13 @@ class MCPToolServer:
             except Exception:
                 logger.debug("dropping a client that cannot take notifications", exc_info=True)
                 self._connections.discard(target)
+
+
+def _tracing_configured() -> bool:
+    """Whether an OpenTelemetry tracer provider is installed (the API alone gives a proxy)."""
+    from opentelemetry import trace
+
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def _output_checker(tool: Tool) -> Callable[[Any], list[str]]:
