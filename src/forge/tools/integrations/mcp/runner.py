@@ -11,7 +11,9 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools import ErrorKind, ExecutionContext, ToolCall, ToolRegistry, ToolResult
+from forge.tools._run import invalid, misconfigured, run_async
 
 __all__ = ["CallRunner", "registry_runner"]
 
@@ -30,16 +32,22 @@ def registry_runner(registry: ToolRegistry, context: ExecutionContext | None = N
 
     async def run(name: str, arguments: dict[str, Any]) -> ToolResult:
         found = registry.get(name)
-        limit = found.timeout if found is not None and found.timeout else ctx.timeout
-        call = ToolCall.create(name, arguments)
+        if found is None:  # the registry words the unknown-tool message, with the tool list
+            [result] = await registry.aexecute_all([ToolCall.create(name, arguments)])
+            return result
+        limit = found.timeout or ctx.timeout
         try:
-            results = await asyncio.wait_for(registry.aexecute_all([call], context=ctx), limit)
+            async with asyncio.timeout(limit):
+                return await run_async(found, arguments, ctx)
+        except ToolValidationError as exc:
+            return invalid(name, exc)
+        except ToolDefinitionError as exc:
+            return misconfigured(name, exc)
         except TimeoutError:
             return ToolResult.fail(
                 f"Tool {name!r} timed out after {limit:g} seconds. Retrying may not help; "
                 "try smaller inputs or another tool.",
                 error_kind=ErrorKind.TIMEOUT,
             ).for_call(None, name)
-        return results[0]
 
     return run
