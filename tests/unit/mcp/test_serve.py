@@ -90,6 +90,20 @@ def test_http_server_shuts_down_cleanly_on_signals(
     assert server.stop(sig) == 0
 
 
+def test_a_busy_sync_tool_does_not_hold_up_shutdown(start_http: Callable[..., HttpServer]) -> None:
+    """SIGTERM stops the server with exit code 0 even while a sync tool is still sleeping."""
+    server = start_http("--tools", TOOLS_SPEC)
+
+    async def body() -> None:
+        async with Client(server.url) as client:
+            sleeper = asyncio.ensure_future(client.call_tool("blocking_sleep", {"seconds": 60}))
+            await client.call_tool("add", {"a": 1, "b": 1})
+            sleeper.cancel()
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+    assert server.stop(signal.SIGTERM) == 0
+
+
 def test_stdio_server_shuts_down_cleanly_on_sigterm() -> None:
     """SIGTERM stops a stdio server with exit code 0."""
     process = subprocess.Popen(

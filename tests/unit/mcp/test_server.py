@@ -76,10 +76,9 @@ def test_list_carries_names_titles_schemas_and_annotations(target: Any) -> None:
 
 
 @BOTH
-@MODES
-def test_successful_call_returns_text(target: Any, mode: str) -> None:
+def test_successful_call_returns_text(target: Any) -> None:
     """A good call returns the handler's value as text and isError false."""
-    result = run(lambda: call(target, "add", {"a": 2, "b": 40}, mode))
+    result = run(lambda: call(target, "add", {"a": 2, "b": 40}))
     assert result.is_error is False
     assert [c.text for c in result.content] == ["42"]
     assert result.structured_content is None
@@ -186,15 +185,15 @@ def test_list_changed_reaches_a_handshake_client(target: Any) -> None:
 
 @BOTH
 def test_sync_tools_do_not_block_the_event_loop(target: Any) -> None:
-    """While a sync tool sleeps in its thread, another call on the same server completes."""
+    """While a sync tool sleeps in its thread, another call completes; leaving does not wait."""
 
     async def body() -> None:
         async with Client(target) as client:
-            sleeper = asyncio.ensure_future(client.call_tool("blocking_sleep", {"seconds": 3}))
+            sleeper = asyncio.ensure_future(client.call_tool("blocking_sleep", {"seconds": 30}))
             quick = asyncio.ensure_future(client.call_tool("add", {"a": 1, "b": 1}))
             done, _ = await asyncio.wait({sleeper, quick}, return_when=asyncio.FIRST_COMPLETED)
             assert quick in done
             assert sleeper not in done
-            assert (await sleeper).content[0].text == "slept"
+            sleeper.cancel()
 
     run(body)

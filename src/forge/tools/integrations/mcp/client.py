@@ -54,6 +54,7 @@ class MCPClient:
         registry: Where the imported tools are registered.
         prefix: Put before every imported tool's name.
         timeout: Seconds a call may take before it fails with ``timeout``.
+        connect_timeout: Seconds to start or reach the server and list its tools.
         token: A bearer token sent to HTTP servers.
         follow_changes: Re-import when the server says its tool list changed.
         env: Extra environment variables for a server started from a command line
@@ -69,12 +70,14 @@ class MCPClient:
         *,
         prefix: str = "",
         timeout: float = 30.0,
+        connect_timeout: float = 30.0,
         token: str | None = None,
         follow_changes: bool = True,
         env: Mapping[str, str] | None = None,
         mode: Literal["auto", "legacy"] = "auto",
     ) -> None:
         self.server = server
+        self.connect_timeout = connect_timeout
         self.mode = mode
         self._env = dict(env) if env else None
         self.registry = registry
@@ -100,7 +103,7 @@ class MCPClient:
         """Connect, import the tools and start following changes; return ``self``.
 
         Raises:
-            MCPConnectionError: The server cannot be started or reached in ``timeout``.
+            MCPConnectionError: The server cannot be started or reached in ``connect_timeout``.
         """
         if self._thread is not None:
             raise RuntimeError("this MCPClient is already connected; create a new one")
@@ -108,9 +111,9 @@ class MCPClient:
             target=self._thread_main, name="forge-mcp-client", daemon=True
         )
         self._thread.start()
-        if not self._ready.wait(self.timeout) or self._error is not None:
+        if not self._ready.wait(self.connect_timeout) or self._error is not None:
             reason = _root_cause(
-                self._error or TimeoutError(f"no answer within {self.timeout:g} s")
+                self._error or TimeoutError(f"no answer within {self.connect_timeout:g} s")
             )
             self.close()
             why = str(reason) or type(reason).__name__
@@ -132,7 +135,7 @@ class MCPClient:
             with suppress(RuntimeError):
                 loop.call_soon_threadsafe(stop.set)
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(self.timeout)
+            self._thread.join(self.connect_timeout)
 
     def __enter__(self) -> MCPClient:
         return self if self._thread is not None else self.connect()
@@ -250,7 +253,7 @@ class MCPClient:
         client = self._client
         if client is None or self._refresh_lock is None:
             return
-        async with self._refresh_lock:
+        async with self._refresh_lock, asyncio.timeout(self.timeout):
             remote = await _list_all(client)
             seen: set[str] = set()
             for spec in remote:
@@ -361,6 +364,7 @@ def import_tools(
     *,
     prefix: str = "",
     timeout: float = 30.0,
+    connect_timeout: float = 30.0,
     token: str | None = None,
     follow_changes: bool = True,
     env: Mapping[str, str] | None = None,
@@ -371,10 +375,11 @@ def import_tools(
     Close the returned client to deregister them and end the connection.
 
     Raises:
-        MCPConnectionError: The server cannot be started or reached in ``timeout``.
+        MCPConnectionError: The server cannot be started or reached in ``connect_timeout``.
     """
     client = MCPClient(
-        server, registry, prefix=prefix, timeout=timeout, token=token,
+        server, registry, prefix=prefix, timeout=timeout, connect_timeout=connect_timeout,
+        token=token,
         follow_changes=follow_changes, env=env, mode=mode,
     )  # fmt: skip
     return client.connect()
