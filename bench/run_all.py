@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_executor
 import bench_foundation
 import bench_validators
 
@@ -29,10 +30,10 @@ def header() -> str:
 
 
 def main() -> None:
-    """Print the header, then the foundation and validator tables as they complete."""
+    """Print the header, then the foundation, validator and executor tables as they complete."""
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
-    for module in (bench_foundation, bench_validators):
+    for module in (bench_foundation, bench_validators, bench_executor):
         for table in module.run():
             print(table, end="\n\n", flush=True)
     print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")

@@ -4,7 +4,8 @@ The executor never raises for anything a model can cause. An unknown tool,
 arguments that are not JSON or do not match the schema, a denied call, a
 timeout, a cancelled call and a handler exception all come back as a failed
 `ToolResult` with an ``error_kind`` and a message written for the model
-(`forge.tools.failures`). It logs the start and the outcome of each call.
+(`forge.tools.failures`). It logs the start and the outcome of each call
+(at DEBUG; failures at INFO).
 Exceptions that are not ``Exception`` subclasses (``KeyboardInterrupt``,
 ``SystemExit``) are never swallowed.
 
@@ -54,7 +55,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolExecutor"]
 
 logger = get_logger("tools.executor")
-_INFO, _WARNING = logging.INFO, logging.WARNING
+_TRACE, _FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 _to_jsonable: Any = None
 
@@ -292,7 +293,13 @@ class ToolExecutor:
                     task.cancel()
 
         if limit is None or limit >= len(items):
-            tasks.extend(loop.create_task(call(i, item)) for i, item in enumerate(items))
+            for index, item in enumerate(items):
+                if self._inline(item, ctx):  # cheap sync tools run inline, no task needed
+                    results[index] = self._run_sync(
+                        item.name, self._get(item.name), item.arguments, ctx, item.id, timeout
+                    )
+                else:
+                    tasks.append(loop.create_task(call(index, item)))
         else:
             order = iter(enumerate(items))
 
@@ -311,6 +318,18 @@ class ToolExecutor:
         if fatal:
             raise fatal[0]
         return results
+
+    def _inline(self, item: ToolCall | ToolResult, ctx: ExecutionContext) -> TypeGuard[ToolCall]:
+        """Whether a batch item is a plain call of a cheap sync tool (run without a task)."""
+        if isinstance(item, ToolResult) or not self._plain:
+            return False
+        tool = self._get(item.name)
+        arguments: Any = item.arguments
+        return (
+            tool is not None and tool.cheap and not tool.source.is_async and not ctx.dry_run
+            and ctx.permissions is None and tool.max_concurrency is None
+            and type(arguments) is not str
+        )  # fmt: skip
 
     async def _one(
         self, item: ToolCall | ToolResult, ctx: ExecutionContext, timeout: float | None
@@ -425,7 +444,7 @@ class ToolExecutor:
             or tool.max_concurrency is not None or tool.isolated
         ):  # fmt: skip
             return await self._run_full(name, tool, args, ctx, call_id, timeout)
-        logged = logger.isEnabledFor(_INFO)
+        logged = logger.isEnabledFor(_TRACE)
         started = None
         if logged:
             _log_start(name, call_id, args)
@@ -633,7 +652,7 @@ class ToolExecutor:
             or (not tool.cheap and (timeout is not None or tool.timeout is not None))
         ):  # fmt: skip
             return self._run_sync_full(name, tool, args, ctx, call_id, timeout)
-        logged = logger.isEnabledFor(_INFO)
+        logged = logger.isEnabledFor(_TRACE)
         started = None
         if logged:
             _log_start(name, call_id, args)
@@ -784,7 +803,7 @@ class ToolExecutor:
     ) -> tuple[ToolInvocation, Any, ToolResult | None]:
         """Lookup and validation; returns the invocation, the compiled tool or a failure."""
         call = self._invocation(name, tool, args, ctx, call_id, timeout)
-        if logger.isEnabledFor(_INFO):
+        if logger.isEnabledFor(_TRACE):
             _log_start(name, call_id, args)
         if tool is None:
             return call, None, failures.unknown_tool(name, self._registry.names())
@@ -798,7 +817,7 @@ class ToolExecutor:
     def _outcome(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
         if result.call_id != call.call_id or result.tool_name is None:
             result = result.for_call(call.call_id, result.tool_name or call.name)
-        if not result.success or logger.isEnabledFor(_INFO):
+        if not result.success or logger.isEnabledFor(_TRACE):
             _log_outcome(call.name, result, call.started)
         return result
 
@@ -1008,16 +1027,19 @@ def _internal_failure(call: ToolInvocation) -> ToolResult:
 
 
 def _log_start(name: str, call_id: str | None, args: Any) -> None:
-    logger.info("Executing tool: %.100s%s", name, f" (call {call_id:.100})" if call_id else "")
-    if logger.isEnabledFor(logging.DEBUG):
-        logger.debug("Arguments of %.100s: %.500r", name, args)
+    logger.debug(
+        "Executing tool: %.100s%s with %.300r",
+        name,
+        f" (call {call_id:.100})" if call_id else "",
+        args,
+    )
 
 
 def _log_outcome(name: str, result: ToolResult, started: float | None) -> None:
     took = f" in {(time.perf_counter() - started) * 1e3:.1f} ms" if started is not None else ""
     if result.success:
-        logger.info("Tool %.100s succeeded%s", name, took)
-    elif logger.isEnabledFor(_WARNING):
-        logger.warning(
+        logger.debug("Tool %.100s succeeded%s", name, took)
+    elif logger.isEnabledFor(_FAILED):
+        logger.info(
             "Tool %.100s failed (%s)%s: %.500s", name, result.error_kind, took, result.error
         )

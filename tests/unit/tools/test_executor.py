@@ -147,26 +147,24 @@ def test_get_all_schemas_uses_the_registry_formats(executor: ToolExecutor) -> No
 
 
 def test_logs_start_and_outcome(executor: ToolExecutor, caplog: pytest.LogCaptureFixture) -> None:
-    """Each call logs its start and outcome; failures at WARNING."""
-    with caplog.at_level(logging.INFO, logger="forge.tools.executor"):
+    """Each call logs its start and outcome at DEBUG; failures at INFO."""
+    with caplog.at_level(logging.DEBUG, logger="forge.tools.executor"):
         run(executor.execute("add", a=1, b=2))
         run(executor.execute("boom"))
     messages = [(r.levelno, r.getMessage()) for r in caplog.records]
-    assert (logging.INFO, "Executing tool: add") in messages
-    assert any(level == logging.INFO and "add succeeded" in m for level, m in messages)
-    assert any(
-        level == logging.WARNING and "boom failed (tool_error)" in m for level, m in messages
-    )
+    assert any(level == logging.DEBUG and "Executing tool: add" in m for level, m in messages)
+    assert any(level == logging.DEBUG and "add succeeded" in m for level, m in messages)
+    assert any(level == logging.INFO and "boom failed (tool_error)" in m for level, m in messages)
 
 
-def test_failures_are_logged_even_when_info_is_off(
+def test_failures_are_logged_even_when_debug_is_off(
     executor: ToolExecutor, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """With INFO off, successes are silent and failures still log a warning."""
-    with caplog.at_level(logging.WARNING, logger="forge.tools.executor"):
+    """With DEBUG off, successes are silent and failures still log at INFO."""
+    with caplog.at_level(logging.INFO, logger="forge.tools.executor"):
         run(executor.execute("add", a=1, b=2))
         run(executor.execute("add", a="x", b=2))
-    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert [r.levelno for r in caplog.records] == [logging.INFO]
 
 
 # -- run, execute_call and call ids -----------------------------------------------------

@@ -83,7 +83,7 @@ def test_a_failure_does_not_affect_the_other_calls() -> None:
 
 
 def test_parallel_calls_overlap_and_sequential_calls_do_not() -> None:
-    """parallel=True runs 10 x 50 ms in about 50 ms; parallel=False takes about 500 ms."""
+    """parallel=True overlaps 10 x 50 ms calls; parallel=False runs them one after another."""
     ex = ToolExecutor(ToolRegistry([nap]))
     calls = [ToolCall.create("nap", {"i": i}) for i in range(10)]
     started = time.perf_counter()
@@ -92,8 +92,8 @@ def test_parallel_calls_overlap_and_sequential_calls_do_not() -> None:
     started = time.perf_counter()
     asyncio.run(ex.execute_all(calls, parallel=False))
     sequential = time.perf_counter() - started
-    assert parallel < 0.3
     assert sequential >= 0.5
+    assert parallel < sequential / 2
 
 
 @pytest.mark.parametrize("limit", [1, 3])

@@ -214,7 +214,7 @@ def test_a_shorter_deadline_armed_later_fires_first() -> None:
 
     short, elapsed = asyncio.run(go())
     assert short.error_kind is ErrorKind.TIMEOUT
-    assert elapsed < 0.4
+    assert elapsed < 1
 
 
 # -- cancellation ------------------------------------------------------------------------
