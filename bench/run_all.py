@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_executor
 import bench_foundation
 import bench_mcp
 import bench_validators
@@ -30,10 +31,10 @@ def header() -> str:
 
 
 def main() -> None:
-    """Print the header, then the foundation, validator and MCP tables as they complete."""
+    """Print the header, then the foundation, validator, executor and MCP tables."""
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
-    for module in (bench_foundation, bench_validators, bench_mcp):
+    for module in (bench_foundation, bench_validators, bench_executor, bench_mcp):
         for table in module.run():
             print(table, end="\n\n", flush=True)
     print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")

@@ -129,7 +129,7 @@ def test_a_sync_tool_past_its_timeout_fails_without_blocking() -> None:
     registry = ToolRegistry([stuck.replace(timeout=0.2)])
     result = run(lambda: registry_runner(registry)("stuck", {"seconds": 1}))
     assert result.error_kind is ErrorKind.TIMEOUT
-    assert "timed out after 0.2 seconds" in (result.error or "")
+    assert "did not finish within 0.2 s" in (result.error or "")
 
 
 def test_results_convert_both_ways() -> None:
@@ -228,3 +228,29 @@ def test_forge_tools_does_not_load_the_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "False"
+
+
+def test_calls_go_through_the_executor_permissions_and_metrics() -> None:
+    """A denied call is an isError result with the denied kind, and metrics count every call."""
+    from forge.tools import RuleBasedPolicy, ToolExecutor
+
+    registry = make_registry()
+    executor = ToolExecutor(registry, permissions=RuleBasedPolicy(deny=["stuck"]), metrics=True)
+    server = MCPToolServer(registry, executor=executor)
+
+    async def body() -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with Client(server.lowlevel) as client:
+            return (
+                await client.call_tool("stuck", {"seconds": 0}),
+                await client.call_tool("double", {"x": 1}),
+            )
+
+    denied, ok = run(body)
+    assert denied.is_error is True
+    assert denied.meta is not None
+    assert denied.meta["forge-tools/errorKind"] == "denied"
+    assert ok.is_error is False
+    assert executor.metrics is not None
+    assert executor.metrics.snapshot().tools["double"].calls == 1
+    server.close()
+    executor.close()

@@ -119,7 +119,7 @@ def test_a_tool_that_times_out_is_an_error_result(target: Any) -> None:
     """A call past the tool's timeout comes back as isError with the timeout kind."""
     result = run(lambda: call(target, "slow", {"seconds": 30}))
     assert result.is_error is True
-    assert "timed out after 0.5 seconds" in result.content[0].text
+    assert "did not finish within 0.5 s" in result.content[0].text
     assert result.meta is not None
     assert result.meta["forge-tools/errorKind"] == "timeout"
 

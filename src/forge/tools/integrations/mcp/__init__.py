@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
     raise MissingDependencyError("mcp", "mcp") from exc
 
 from forge.tools.integrations.mcp.client import MCPClient, MCPConnectionError, import_tools
-from forge.tools.integrations.mcp.runner import CallRunner, registry_runner
+from forge.tools.integrations.mcp.runner import CallRunner, executor_runner, registry_runner
 from forge.tools.integrations.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -32,6 +32,7 @@ __all__ = [
     "MCPClient",
     "MCPConnectionError",
     "MCPToolServer",
+    "executor_runner",
     "import_tools",
     "registry_runner",
     "serve",

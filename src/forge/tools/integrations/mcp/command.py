@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import threading
 from typing import Any
 
 from forge.core.errors import ForgeError
@@ -23,9 +22,7 @@ def run_serve(
 ) -> int:
     """Serve until stopped and return the exit code; the token defaults to ``$FORGE_TOOLS_TOKEN``.
 
-    A refused bind prints why on stderr and returns 1. When the server stops while
-    sync tools past their timeout still run on worker threads, the process exits at
-    once instead of waiting for them (the interpreter would otherwise join them).
+    A refused bind prints why on stderr and returns 1.
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV) or None
@@ -37,16 +34,7 @@ def run_serve(
     except OSError as exc:
         print(f"forge-tools: error: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    if _abandoned_tool_threads():
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(EXIT_OK)
     return EXIT_OK
-
-
-def _abandoned_tool_threads() -> bool:
-    """Whether worker threads of timed-out sync tools are still running."""
-    return any(t.is_alive() and t.name.startswith("forge-mcp-tool") for t in threading.enumerate())
 
 
 class ToolsSpecError(ForgeError, ValueError):

@@ -12,7 +12,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import uvicorn
@@ -77,41 +76,26 @@ def serve(
 ) -> None:
     """Serve ``registry`` until the client disconnects (stdio) or SIGINT/SIGTERM arrives.
 
-    Sync tools that outlived their timeout may still be running on worker threads
-    when this returns: they are abandoned, not waited for (see `run_serve`).
+    Sync tools that outlived their timeout may still be running on the executor's
+    daemon worker threads when this returns: they are abandoned, not waited for.
 
     Raises:
         InsecureBindError: HTTP on a non-loopback ``host`` without ``token``.
         ValueError: An unknown ``transport``.
     """
-    app = server if server is not None else MCPToolServer(registry)
-    if transport == "stdio":
-        _run(_until_signalled(serve_stdio(app)))
-    elif transport == "http":
-        check_bind(host, token)
-        _run(_until_signalled(serve_http(app, host=host, port=port, token=token)))
-    else:
+    if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
-
-
-def _run(main: Coroutine[Any, Any, None]) -> None:
-    """Like `asyncio.run`, but without waiting for worker threads still running tools."""
-    loop = asyncio.new_event_loop()
-    executor = ThreadPoolExecutor(thread_name_prefix="forge-mcp-tool")
-    loop.set_default_executor(executor)
+    if transport == "http":
+        check_bind(host, token)
+    app = server if server is not None else MCPToolServer(registry)
     try:
-        loop.run_until_complete(main)
+        if transport == "stdio":
+            asyncio.run(_until_signalled(serve_stdio(app)))
+        else:
+            asyncio.run(_until_signalled(serve_http(app, host=host, port=port, token=token)))
     finally:
-        try:
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for task in pending:
-                task.cancel()
-            if pending:
-                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
-            loop.close()
+        if server is None:
+            app.close()
 
 
 async def serve_stdio(server: MCPToolServer) -> None:

@@ -26,9 +26,9 @@ from mcp.shared.exceptions import MCPError
 
 import forge
 from forge.core.logging import get_logger
-from forge.tools import ErrorKind, RegistryEvent, Tool, ToolRegistry, ToolResult
+from forge.tools import ErrorKind, RegistryEvent, Tool, ToolExecutor, ToolRegistry, ToolResult
 from forge.tools.integrations.mcp._convert import call_result
-from forge.tools.integrations.mcp.runner import CallRunner, registry_runner
+from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
 
 if TYPE_CHECKING:
@@ -68,7 +68,9 @@ class MCPToolServer:
 
     Args:
         registry: The tools to serve; changes while serving are announced.
-        runner: Runs each ``tools/call`` (default: `registry_runner`).
+        executor: Runs the calls (default: a new `ToolExecutor` for ``registry``, closed
+            by `close`): give one to add permissions, hooks, metrics or limits.
+        runner: Runs each ``tools/call`` instead of an executor (any `CallRunner`).
         name: The server name reported to clients.
         tracing: Keep the SDK's OpenTelemetry span per message. By default only when a
             tracer provider is installed: the no-op spans otherwise cost a large share
@@ -79,12 +81,18 @@ class MCPToolServer:
         self,
         registry: ToolRegistry,
         *,
+        executor: ToolExecutor | None = None,
         runner: CallRunner | None = None,
         name: str = "forge-tools",
         tracing: bool | None = None,
     ) -> None:
         self.registry = registry
-        self.runner = runner if runner is not None else registry_runner(registry)
+        self._owned: ToolExecutor | None = None
+        if runner is None:
+            if executor is None:
+                executor = self._owned = ToolExecutor(registry)
+            runner = executor_runner(executor)
+        self.runner = runner
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -106,6 +114,11 @@ class MCPToolServer:
                 m for m in self.lowlevel.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
             ]
         self.lowlevel.middleware.append(self._track_sessions)
+
+    def close(self) -> None:
+        """Release the executor this server created (its worker threads)."""
+        if self._owned is not None:
+            self._owned.close()
 
     def initialization_options(self) -> InitializationOptions:
         """The handshake options: tools with ``listChanged`` declared."""
