@@ -3,7 +3,8 @@
 Tools from configuration files: `forge.tools.config.load_tools`.
 
 Importing this package loads only the standard library; pydantic,
-jsonschema-rs, docstring-parser and bm25s are imported when first needed.
+jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
+needed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import (
     DuplicateToolError,
+    SchemaConversionError,
     ToolDefinitionError,
     ToolError,
     ToolNotFoundError,
@@ -35,20 +37,28 @@ if TYPE_CHECKING:
     from forge.tools.factory import ToolFactory
     from forge.tools.hooks import ExecutionHook, ToolInvocation
     from forge.tools.metrics import ExecutionMetrics
+    from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
     from forge.tools.permissions import Decision, PermissionRequest, RuleBasedPolicy
     from forge.tools.plugins import load_plugins
+    from forge.tools.replies import format_results
+    from forge.tools.streaming import ToolCallAccumulator
 
-# Execution loads asyncio and friends: these names are imported on first use.
+# Execution loads asyncio and friends, and most programs never parse tool calls or
+# format results: these names are imported on first use.
 _LAZY = {
     "Decision": "forge.tools.permissions",
     "ExecutionHook": "forge.tools.hooks",
     "ExecutionMetrics": "forge.tools.metrics",
     "PermissionRequest": "forge.tools.permissions",
     "RuleBasedPolicy": "forge.tools.permissions",
+    "ToolCallAccumulator": "forge.tools.streaming",
+    "ToolCallFormatError": "forge.tools.parsing",
     "ToolExecutor": "forge.tools.executor",
     "ToolFactory": "forge.tools.factory",
     "ToolInvocation": "forge.tools.hooks",
+    "format_results": "forge.tools.replies",
     "load_plugins": "forge.tools.plugins",
+    "parse_tool_calls": "forge.tools.parsing",
 }
 
 
@@ -75,10 +85,13 @@ __all__ = [
     "PromptOptions",
     "RegistryEvent",
     "RuleBasedPolicy",
+    "SchemaConversionError",
     "Tool",
     "ToolAnnotations",
     "ToolBuilder",
     "ToolCall",
+    "ToolCallAccumulator",
+    "ToolCallFormatError",
     "ToolCategory",
     "ToolDefinitionError",
     "ToolError",
@@ -94,7 +107,9 @@ __all__ = [
     "ToolValidationError",
     "create_tool",
     "default_registry",
+    "format_results",
     "from_record",
     "load_plugins",
+    "parse_tool_calls",
     "tool",
 ]

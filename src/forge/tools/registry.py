@@ -448,15 +448,20 @@ class ToolRegistry:
     ) -> list[ToolResult]:
         """Run calls in order; always one result per call, tagged with its ``call_id``.
 
-        Unknown tools and invalid arguments become failed results here, so one
-        bad call never loses the others' results.
+        Unknown tools, arguments that are not valid JSON (``invalid_json``, see
+        `ToolCall.argument_error`) and invalid arguments become failed results here, so
+        one bad call never loses the others' results.
         """
+        from forge.tools._repair import invalid_json_result
+
         results = []
         for item in calls:
             call = ToolCall.coerce(item)
             found = self._state.tools.get(call.name)
             if found is None:
                 result = self._unknown_result(call.name)
+            elif call.argument_error is not None:
+                result = invalid_json_result(call, found)
             else:
                 try:
                     result = run_sync(found, call.arguments, context)
@@ -476,8 +481,18 @@ class ToolRegistry:
         """The async twin of `execute_all`: calls run concurrently, results in call order."""
         import asyncio
 
+        from forge.tools._repair import invalid_json_result
+
+        tools = self._state.tools
+
+        async def one(call: ToolCall) -> ToolResult:
+            found = tools.get(call.name)
+            if found is not None and call.argument_error is not None:
+                return invalid_json_result(call, found).for_call(call.id, call.name)
+            return await self._aexecute_call(call, context)
+
         parsed = [ToolCall.coerce(c) for c in calls]
-        return list(await asyncio.gather(*(self._aexecute_call(c, context) for c in parsed)))
+        return list(await asyncio.gather(*(one(c) for c in parsed)))
 
     async def _aexecute_call(self, call: ToolCall, context: ExecutionContext | None) -> ToolResult:
         found = self._state.tools.get(call.name)

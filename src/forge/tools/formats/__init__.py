@@ -19,6 +19,7 @@ from forge.tools.formats.gemini import convert_gemini, wrap_gemini
 from forge.tools.formats.langchain import convert_langchain
 from forge.tools.formats.mcp import convert_mcp
 from forge.tools.formats.mistral import convert_mistral
+from forge.tools.formats.names import NameMap
 from forge.tools.formats.ollama import convert_ollama
 from forge.tools.formats.openai import convert_openai, to_openai
 from forge.tools.formats.openai_responses import convert_openai_responses
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PROVIDERS",
     "ConversionReport",
+    "NameMap",
     "SchemaChange",
     "convert",
     "strict_arguments",

@@ -15,12 +15,15 @@ from typing import Any
 from forge.tools.formats._schema import (
     ANNOTATIONS,
     Context,
+    Path,
     Schema,
     append_description,
     child,
-    inline_refs,
     is_free_form,
     json_string_schema,
+    simple_leaf,
+    strict_leaf,
+    without_refs,
 )
 
 __all__ = ["ANTHROPIC", "BEDROCK", "Profile", "compile_closed_strict"]
@@ -64,12 +67,15 @@ BEDROCK = Profile(
 def compile_closed_strict(schema: Mapping[str, Any], ctx: Context, profile: Profile) -> Schema:
     """Return the strict form of a parameters schema for ``profile``."""
     ctx.root = schema
-    inlined = inline_refs(schema, ctx)
+    inlined = without_refs(schema, ctx)
     ctx.root = inlined
-    return _node(inlined, ctx, "", profile)
+    return _node(inlined, ctx, (), profile)
 
 
-def _node(schema: Any, ctx: Context, path: str, profile: Profile) -> Schema:
+def _node(schema: Any, ctx: Context, path: Path, profile: Profile) -> Schema:
+    kind = simple_leaf(schema)
+    if kind is not None:
+        return strict_leaf(schema, kind, ctx, path)
     if path and (not isinstance(schema, Mapping) or is_free_form(schema, ctx.root)):
         ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
         return json_string_schema(schema if isinstance(schema, Mapping) else {})
@@ -110,7 +116,7 @@ def _fits(key: str, value: Any, profile: Profile) -> bool:
     return True
 
 
-def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> None:
+def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> None:
     out.setdefault("properties", {})
     extra = schema.get("additionalProperties", False)
     if extra is not False and out["properties"]:
@@ -119,4 +125,7 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> N
                  "cannot be expressed")  # fmt: skip
     if extra is not False:
         ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    elif "additionalProperties" not in schema and schema.get("properties"):
+        ctx.note(path, "additionalProperties", "removed",
+                 "the object did not forbid other keys; strict mode closes it")  # fmt: skip
     out["additionalProperties"] = False

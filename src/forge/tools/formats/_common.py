@@ -11,7 +11,7 @@ def check_description(description: str, ctx: Context) -> None:
     """Fail if the description is over the 1,024 characters OpenAI-style APIs take."""
     if len(description) > MAX_DESCRIPTION:
         ctx.fail(
-            "",
+            (),
             "description",
             f"the description is {len(description)} characters; {ctx.provider} takes "
             f"at most {MAX_DESCRIPTION}. Shorten it or move details to usage notes",

@@ -16,10 +16,12 @@ from typing import Any
 from forge.tools.formats._schema import (
     ANNOTATIONS,
     Context,
+    Path,
     Schema,
     append_description,
     child,
-    inline_refs,
+    simple_leaf,
+    without_refs,
 )
 
 __all__ = ["compile_gemini"]
@@ -35,10 +37,17 @@ PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 def compile_gemini(schema: Mapping[str, Any], ctx: Context) -> Schema:
     """Return Gemini's ``parameters`` form of a parameters schema."""
     ctx.root = schema
-    return _node(inline_refs(schema, ctx), ctx, "")
+    return _node(without_refs(schema, ctx), ctx, ())
 
 
-def _node(schema: Any, ctx: Context, path: str) -> Schema:
+def _node(schema: Any, ctx: Context, path: Path) -> Schema:
+    kind = simple_leaf(schema)
+    if kind is not None:
+        leaf = {k: v for k, v in schema.items() if k not in ("title", "type")}
+        if leaf.get("default", 0) is None:
+            del leaf["default"]
+        leaf["type"] = TYPES[kind]
+        return leaf
     if not isinstance(schema, Mapping):
         return {}
     schema = _merge_all_of(schema, ctx, path)
@@ -59,7 +68,7 @@ def _node(schema: Any, ctx: Context, path: str) -> Schema:
 
 
 def _keyword(
-    key: str, value: Any, out: Schema, moved: dict[str, Any], *, ctx: Context, path: str
+    key: str, value: Any, out: Schema, moved: dict[str, Any], *, ctx: Context, path: Path
 ) -> None:
     here = child(path, key)
     if key == "type":
@@ -100,7 +109,7 @@ def _keyword(
         moved[key] = value
 
 
-def _type(value: Any, out: Schema, ctx: Context, path: str) -> None:
+def _type(value: Any, out: Schema, ctx: Context, path: Path) -> None:
     kinds = [value] if isinstance(value, str) else list(value)
     mapped = [TYPES[k] for k in kinds if k in TYPES]
     if len(mapped) != len(kinds):
@@ -112,7 +121,7 @@ def _type(value: Any, out: Schema, ctx: Context, path: str) -> None:
         out["anyOf"] = [{"type": k} for k in mapped]
 
 
-def _format(value: Any, out: Schema, moved: dict[str, Any], ctx: Context, path: str) -> None:
+def _format(value: Any, out: Schema, moved: dict[str, Any], ctx: Context, path: Path) -> None:
     allowed = FORMATS.get(out.get("type", "STRING"))
     if allowed is None or value in allowed:
         out["format"] = value
@@ -121,7 +130,7 @@ def _format(value: Any, out: Schema, moved: dict[str, Any], ctx: Context, path: 
         moved["format"] = value
 
 
-def _enum(out: Schema, moved: dict[str, Any], ctx: Context, path: str) -> None:
+def _enum(out: Schema, moved: dict[str, Any], ctx: Context, path: Path) -> None:
     values = out.get("enum")
     if values is None:
         return
@@ -132,7 +141,7 @@ def _enum(out: Schema, moved: dict[str, Any], ctx: Context, path: str) -> None:
     moved["enum"] = out.pop("enum")
 
 
-def _split_null(schema: Mapping[str, Any], ctx: Context, path: str) -> tuple[Schema, bool]:
+def _split_null(schema: Mapping[str, Any], ctx: Context, path: Path) -> tuple[Schema, bool]:
     out = dict(schema)
     nullable = bool(out.pop("nullable", False))
     kind = out.get("type")
@@ -154,7 +163,7 @@ def _split_null(schema: Mapping[str, Any], ctx: Context, path: str) -> tuple[Sch
     return out, nullable
 
 
-def _merge_all_of(schema: Mapping[str, Any], ctx: Context, path: str) -> Mapping[str, Any]:
+def _merge_all_of(schema: Mapping[str, Any], ctx: Context, path: Path) -> Mapping[str, Any]:
     parts = schema.get("allOf")
     if not isinstance(parts, list):
         return schema

@@ -17,6 +17,7 @@ from typing import Any
 from forge.tools.formats._schema import (
     ANNOTATIONS,
     Context,
+    Path,
     Schema,
     accepts_null,
     append_description,
@@ -24,6 +25,8 @@ from forge.tools.formats._schema import (
     inline_refs,
     is_free_form,
     json_string_schema,
+    simple_leaf,
+    strict_leaf,
 )
 
 __all__ = ["compile_openai_strict"]
@@ -43,16 +46,20 @@ def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
     ctx.root = schema
     defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
     body = {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
-    out = _node(body, ctx, "")
+    out = _node(body, ctx, ())
     if out.get("type") != "object":
-        ctx.fail("", "type", "the root of a strict schema must be an object")
+        ctx.fail((), "type", "the root of a strict schema must be an object")
     if defs:
-        out["$defs"] = {k: _node(v, ctx, child("/$defs", k)) for k, v in defs.items()}
+        out["$defs"] = {k: _node(v, ctx, ("$defs", k)) for k, v in defs.items()}
     _check_sizes(out, ctx)
     return out
 
 
-def _node(schema: Any, ctx: Context, path: str) -> Schema:
+def _node(schema: Any, ctx: Context, path: Path) -> Schema:
+    ctx.visited += 1
+    kind = simple_leaf(schema)
+    if kind is not None:
+        return strict_leaf(schema, kind, ctx, path)
     if not isinstance(schema, Mapping) or is_free_form(schema, ctx.root):
         if path:  # the root stays an object (closed below)
             ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
@@ -76,7 +83,7 @@ def _node(schema: Any, ctx: Context, path: str) -> Schema:
 
 def _keyword(
     key: str, value: Any, schema: Mapping[str, Any], out: Schema, *,
-    moved: dict[str, Any], ctx: Context, path: str,
+    moved: dict[str, Any], ctx: Context, path: Path,
 ) -> None:  # fmt: skip
     here = child(path, key)
     if key == "properties":
@@ -96,8 +103,10 @@ def _keyword(
         return
     elif key in KEEP and _supported(key, value):
         out[key] = value
+        if key == "enum":
+            ctx.enum_values += len(value)
     else:
-        ctx.note(path, key, "moved_to_description", f"strict mode does not support {key}")
+        ctx.note(path, key, "moved_to_description", f"{ctx.provider} strict has no {key}")
         moved[key] = value
 
 
@@ -109,7 +118,7 @@ def _supported(key: str, value: Any) -> bool:
     return True
 
 
-def _ref(schema: Mapping[str, Any], ctx: Context, path: str) -> Schema:
+def _ref(schema: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
     ref = schema["$ref"]
     if isinstance(ref, str) and ref.startswith("#/definitions/"):
         ref = "#/$defs/" + ref[len("#/definitions/") :]
@@ -126,7 +135,7 @@ def _ref(schema: Mapping[str, Any], ctx: Context, path: str) -> Schema:
     return out
 
 
-def _flatten_all_of(schema: Mapping[str, Any], ctx: Context, path: str) -> Mapping[str, Any]:
+def _flatten_all_of(schema: Mapping[str, Any], ctx: Context, path: Path) -> Mapping[str, Any]:
     parts = schema.get("allOf")
     if parts is None:
         return schema
@@ -137,7 +146,7 @@ def _flatten_all_of(schema: Mapping[str, Any], ctx: Context, path: str) -> Mappi
     return ctx.fail(path, "allOf", "strict mode has no allOf, and these schemas cannot be merged")
 
 
-def _tuple(items: list[Any], out: Schema, ctx: Context, path: str) -> None:
+def _tuple(items: list[Any], out: Schema, ctx: Context, path: Path) -> None:
     ctx.note(path, "prefixItems", "rewritten", "tuple positions became one item type + length")
     compiled = [_node(v, ctx, child(path, "prefixItems", i)) for i, v in enumerate(items)]
     unique = [c for i, c in enumerate(compiled) if c not in compiled[:i]]
@@ -145,7 +154,7 @@ def _tuple(items: list[Any], out: Schema, ctx: Context, path: str) -> None:
     out["minItems"] = out["maxItems"] = len(items)
 
 
-def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> None:
+def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> None:
     props: Schema = out.setdefault("properties", {})
     extra = schema.get("additionalProperties", False)
     if extra is not False and props:
@@ -157,15 +166,31 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: str) -> N
         )
     if extra is not False:
         ctx.note(path, "additionalProperties", "removed", "the object was closed")
+    elif "additionalProperties" not in schema and schema.get("properties"):
+        ctx.note(path, "additionalProperties", "removed",
+                 "the object did not forbid other keys; strict mode closes it")  # fmt: skip
     required = set(schema.get("required", ()))
     canonical = schema.get("properties", {})
     for name, prop in props.items():
-        if name not in required and not accepts_null(canonical.get(name, {}), ctx.root):
+        original = canonical.get(name, {})
+        if name in required:
+            continue
+        if accepts_null(original, ctx.root):
+            _null_default(original, ctx, child(path, "properties", name))
+        else:
             ctx.note(child(path, "properties", name), "required", "rewritten",
                      "optional became required and nullable; null means 'not given'")  # fmt: skip
             props[name] = nullable(prop)
     out["required"] = list(props)
     out["additionalProperties"] = False
+
+
+def _null_default(schema: Any, ctx: Context, path: Path) -> None:
+    if isinstance(schema, Mapping) and schema.get("default") is not None:
+        ctx.note(path, "default", "note",
+                 "this optional parameter already accepts null, so in strict mode the model's "
+                 "null reaches the handler instead of the default; make the default None "
+                 "or the type non-nullable to keep the default")  # fmt: skip
 
 
 def nullable(schema: Schema) -> Schema:
@@ -186,14 +211,16 @@ def nullable(schema: Schema) -> Schema:
 
 
 def _check_sizes(schema: Schema, ctx: Context) -> None:
+    if ctx.visited <= MAX_DEPTH and ctx.enum_values <= MAX_ENUM_VALUES:
+        return  # too few nodes to break the nesting or property limits
     counts = {"properties": 0, "enum": 0, "depth": 0}
     _measure(schema, counts, 0)
     if counts["depth"] > MAX_DEPTH:
-        ctx.fail("", "properties", f"objects nest {counts['depth']} levels; the limit is 10")
+        ctx.fail((), "properties", f"objects nest {counts['depth']} levels; the limit is 10")
     if counts["properties"] > MAX_PROPERTIES:
-        ctx.fail("", "properties", f"{counts['properties']} properties; the limit is 5000")
+        ctx.fail((), "properties", f"{counts['properties']} properties; the limit is 5000")
     if counts["enum"] > MAX_ENUM_VALUES:
-        ctx.fail("", "enum", f"{counts['enum']} enum values; the limit is 1000")
+        ctx.fail((), "enum", f"{counts['enum']} enum values; the limit is 1000")
 
 
 def _measure(node: Any, counts: dict[str, int], depth: int) -> None:

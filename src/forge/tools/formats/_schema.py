@@ -11,6 +11,8 @@ from forge.core.errors import SchemaConversionError
 from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
 
 Schema = dict[str, Any]
+#: A location in a schema, as the keys and indexes leading to it.
+Path = tuple[str | int, ...]
 
 #: Keywords whose value is a map of name -> subschema.
 SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
@@ -25,6 +27,10 @@ SCHEMA_ONE = (
 ANNOTATIONS = ("title", "$schema", "$id", "$comment", "examples", "readOnly", "writeOnly",
                "deprecated", "$anchor", "contentMediaType", "contentEncoding")  # fmt: skip
 
+#: Keys of the commonest leaf schema (``{"type": "string", "description": ...}``).
+LEAF_KEYS = frozenset({"type", "description", "default", "title"})
+PRIMITIVES = frozenset({"string", "integer", "number", "boolean", "null"})
+
 JSON_STRING_NOTE = "A JSON value, encoded as a string."
 
 
@@ -37,15 +43,21 @@ class Context:
     strict: bool
     root: Mapping[str, Any] = field(default_factory=dict)
     changes: list[SchemaChange] = field(default_factory=list)
+    visited: int = 0
+    """How many schema nodes a compiler walked (a cheap bound on sizes)."""
+    enum_values: int = 0
+    """How many enum values a compiler kept."""
 
-    def note(self, path: str, keyword: str, action: ChangeAction, detail: str) -> None:
+    def note(self, path: Path, keyword: str, action: ChangeAction, detail: str) -> None:
         """Record a change."""
-        self.changes.append(SchemaChange(path=path, keyword=keyword, action=action, detail=detail))
+        self.changes.append(
+            SchemaChange(path=pointer(path), keyword=keyword, action=action, detail=detail)
+        )
 
-    def fail(self, path: str, keyword: str, reason: str) -> NoReturn:
+    def fail(self, path: Path, keyword: str, reason: str) -> NoReturn:
         """Raise `SchemaConversionError` naming the tool, keyword and provider."""
         raise SchemaConversionError(
-            self.tool, provider=self.provider, keyword=keyword, path=path, reason=reason
+            self.tool, provider=self.provider, keyword=keyword, path=pointer(path), reason=reason
         )
 
     def report(self) -> ConversionReport:
@@ -56,10 +68,34 @@ class Context:
         )  # fmt: skip
 
 
-def child(path: str, *parts: object) -> str:
-    """Return a JSON pointer one or more steps below ``path``."""
-    escaped = (str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-    return path + "".join("/" + p for p in escaped)
+def simple_leaf(schema: Any) -> str | None:
+    """The primitive type of a leaf with only type/description/default/title, else ``None``."""
+    if type(schema) is dict:
+        kind = schema.get("type")
+        if type(kind) is str and kind in PRIMITIVES and schema.keys() <= LEAF_KEYS:
+            return kind
+    return None
+
+
+def strict_leaf(schema: Mapping[str, Any], kind: str, ctx: Context, path: Path) -> Schema:
+    """Compile a simple leaf for a strict mode: the default moves into the description."""
+    out: Schema = {"type": kind}
+    if "description" in schema:
+        out["description"] = schema["description"]
+    if "default" in schema:
+        ctx.note(path, "default", "moved_to_description", f"{ctx.provider} strict has no default")
+        append_description(out, {"default": schema["default"]})
+    return out
+
+
+def child(path: Path, *parts: str | int) -> Path:
+    """Return the path one or more steps below ``path``."""
+    return path + parts
+
+
+def pointer(path: Path) -> str:
+    """Return ``path`` as a JSON pointer (``""`` for the root)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
 def resolve(root: Mapping[str, Any], ref: str) -> Any:
@@ -80,7 +116,25 @@ def resolve(root: Mapping[str, Any], ref: str) -> Any:
     return node
 
 
-def inline_refs(schema: Any, ctx: Context, path: str = "", stack: tuple[str, ...] = ()) -> Any:
+def has_ref(node: Any) -> bool:
+    """Whether ``$ref`` appears anywhere in ``node``."""
+    if isinstance(node, dict):
+        return "$ref" in node or any(has_ref(v) for v in node.values())
+    if isinstance(node, list):
+        return any(has_ref(v) for v in node)
+    return False
+
+
+def without_refs(schema: Mapping[str, Any], ctx: Context) -> Any:
+    """Return ``schema`` with references inlined and definitions dropped (fast if none)."""
+    if has_ref(schema):
+        return inline_refs(schema, ctx)
+    if "$defs" in schema or "definitions" in schema:
+        return {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
+    return schema
+
+
+def inline_refs(schema: Any, ctx: Context, path: Path = (), stack: tuple[str, ...] = ()) -> Any:
     """Return ``schema`` with every local ``$ref`` replaced by its target.
 
     A recursive reference cannot be inlined and fails with the reference named.
@@ -115,7 +169,7 @@ def inline_refs(schema: Any, ctx: Context, path: str = "", stack: tuple[str, ...
     return out
 
 
-def _inline_value(key: str, value: Any, ctx: Context, path: str, stack: tuple[str, ...]) -> Any:
+def _inline_value(key: str, value: Any, ctx: Context, path: Path, stack: tuple[str, ...]) -> Any:
     if key in SCHEMA_MAPS and isinstance(value, Mapping):
         return {k: inline_refs(v, ctx, child(path, k), stack) for k, v in value.items()}
     if key in SCHEMA_LISTS or key in SCHEMA_ONE:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats._closed_strict import ANTHROPIC, compile_closed_strict
+from forge.tools.formats._memo import compiled
 from forge.tools.formats._schema import Context
 
 if TYPE_CHECKING:
@@ -22,11 +23,15 @@ def to_anthropic(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
     return convert_anthropic(tool, Context(tool.name, "anthropic", strict))
 
 
+def _strict(schema: Any, ctx: Context) -> dict[str, Any]:
+    return compile_closed_strict(schema, ctx, ANTHROPIC)
+
+
 def convert_anthropic(tool: Tool, ctx: Context) -> dict[str, Any]:
     """Convert with a caller-owned context (which collects the report)."""
     out: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if ctx.strict:
-        out["input_schema"] = compile_closed_strict(tool.parameters, ctx, ANTHROPIC)
+        out["input_schema"] = compiled(tool.parameters, ctx, "anthropic", _strict)
         out["strict"] = True
     else:
         out["input_schema"] = tool.parameters

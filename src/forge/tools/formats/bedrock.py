@@ -5,12 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats._closed_strict import BEDROCK, compile_closed_strict
+from forge.tools.formats._memo import compiled
 
 if TYPE_CHECKING:
     from forge.tools.formats._schema import Context
     from forge.tools.tool import Tool
 
 __all__ = ["convert_bedrock"]
+
+
+def _strict(schema: Any, ctx: Context) -> dict[str, Any]:
+    return compile_closed_strict(schema, ctx, BEDROCK)
 
 
 def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
@@ -22,7 +27,7 @@ def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
     if tool.description:
         spec["description"] = tool.description
     if ctx.strict:
-        spec["inputSchema"] = {"json": compile_closed_strict(tool.parameters, ctx, BEDROCK)}
+        spec["inputSchema"] = {"json": compiled(tool.parameters, ctx, "bedrock", _strict)}
         spec["strict"] = True
     else:
         spec["inputSchema"] = {"json": tool.parameters}

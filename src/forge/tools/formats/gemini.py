@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats._gemini_schema import compile_gemini
+from forge.tools.formats._memo import compiled
 
 if TYPE_CHECKING:
     from forge.tools.formats._schema import Context
@@ -22,7 +23,7 @@ def convert_gemini(tool: Tool, ctx: Context) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "parameters": compile_gemini(tool.parameters, ctx),
+        "parameters": compiled(tool.parameters, ctx, "gemini", compile_gemini),
     }
 
 

@@ -19,7 +19,7 @@ def convert_ollama(tool: Tool, ctx: Context) -> dict[str, Any]:
     model, which drops keywords it does not know (``anyOf``, ``format``...).
     """
     if ctx.strict:
-        ctx.note("", "strict", "note", "Ollama has no strict mode; the schema is sent as is")
+        ctx.note((), "strict", "note", "Ollama has no strict mode; the schema is sent as is")
     return {
         "type": "function",
         "function": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats._common import check_description
+from forge.tools.formats._memo import compiled
 from forge.tools.formats._openai_strict import compile_openai_strict
 from forge.tools.formats._schema import Context
 
@@ -36,7 +37,7 @@ def function_body(tool: Tool, ctx: Context) -> dict[str, Any]:
     check_description(tool.description, ctx)
     body: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if ctx.strict:
-        body["parameters"] = compile_openai_strict(tool.parameters, ctx)
+        body["parameters"] = compiled(tool.parameters, ctx, "openai", compile_openai_strict)
         body["strict"] = True
     else:
         body["parameters"] = tool.parameters

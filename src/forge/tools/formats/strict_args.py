@@ -84,17 +84,19 @@ def _branch(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> A
     branches = schema.get("anyOf") or schema.get("oneOf") or schema.get("allOf")
     if not isinstance(branches, list):
         return None
-    for branch in branches:
-        target = _deref(branch, root)
-        if isinstance(target, Mapping) and _matches(target, value, root):
-            return target
-    return None
+    targets = [_deref(b, root) for b in branches]
+    fits = [t for t in targets if isinstance(t, Mapping) and _matches(t, value, root)]
+    if isinstance(value, dict):  # prefer the object branch that lists every key sent
+        for target in fits:
+            if set(value) <= set(target.get("properties", ())):
+                return target
+    return fits[0] if fits else None
 
 
 def _matches(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> bool:
     kind = schema.get("type")
     if isinstance(value, dict):
-        return kind == "object" or "properties" in schema
+        return kind == "object" or isinstance(schema.get("properties"), Mapping)
     if isinstance(value, list):
         return kind == "array" or "items" in schema
     if isinstance(value, str):

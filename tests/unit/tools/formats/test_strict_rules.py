@@ -199,3 +199,49 @@ def test_pydantic_models_compile_to_valid_strict(provider: str) -> None:
     schema = item["parameters"] if provider == "openai-responses" else item["function"][
         "parameters"]  # fmt: skip
     assert openai_violations(schema) == []
+
+
+BEDROCK_UNSUPPORTED = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                       "maxItems", "contains", "default", "$ref", "$defs"}  # fmt: skip
+
+
+def bedrock_violations(schema: dict[str, Any]) -> list[str]:
+    """Every rule of the Bedrock strict subset (§8) that ``schema`` breaks."""
+    out: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            out.append(f"{path}: a schema must be an object")
+            return
+        out.extend(f"{path}: unsupported keyword {k}" for k in node if k in BEDROCK_UNSUPPORTED)
+        if node.get("minItems", 0) > 1:
+            out.append(f"{path}: minItems over 1")
+        if "pattern" in node and re.search(r"\(\?<?[=!]|\\[1-9]", node["pattern"]):
+            out.append(f"{path}: lookaround or backreference in pattern")
+        if ("object" in _types(node) or "properties" in node) and node.get(
+            "additionalProperties"
+        ) is not False:
+            out.append(f"{path}: additionalProperties must be false")
+        for name, sub in node.get("properties", {}).items():
+            walk(sub, f"{path}/properties/{name}")
+        if "items" in node:
+            walk(node["items"], f"{path}/items")
+        for key in ("anyOf", "allOf"):
+            for i, sub in enumerate(node.get(key, [])):
+                walk(sub, f"{path}/{key}/{i}")
+
+    if schema.get("type") != "object":
+        out.append("the top level schema type must be object")
+    walk(schema, "")
+    return out
+
+
+def test_bfcl_strict_output_obeys_every_bedrock_rule(bfcl: Any) -> None:
+    """Bedrock strict output of every BFCL definition obeys §8."""
+    _, _, tools = bfcl
+    bad = []
+    for item in to_provider(tools, "bedrock", strict=True):
+        problems = bedrock_violations(item["toolSpec"]["inputSchema"]["json"])
+        if problems:
+            bad.append(f"{item['toolSpec']['name']}: {problems[:3]}")
+    assert not bad, "\n".join(bad[:20])

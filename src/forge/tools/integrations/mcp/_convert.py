@@ -2,47 +2,35 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
 
 from forge.tools import ErrorKind, ToolResult
+from forge.tools._jsonable import to_jsonable
+from forge.tools.replies.mcp import format_mcp_one
 
-__all__ = ["ERROR_KIND_META", "call_result", "from_call_result", "text_of"]
+__all__ = ["ERROR_KIND_META", "call_result", "from_call_result"]
 
 ERROR_KIND_META = "forge-tools/errorKind"
 """The ``_meta`` key carrying the `ErrorKind` of a failed call, for clients that know it."""
 
 
-def text_of(value: Any) -> str:
-    """Render a tool's output as text: strings as they are, anything else as JSON."""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
 def call_result(result: ToolResult, *, structured: bool) -> types.CallToolResult:
-    """Return the MCP ``CallToolResult`` for a `ToolResult`.
+    """Return the MCP ``CallToolResult`` for a `ToolResult` (built by `forge.tools.replies`).
 
-    Failures become ``isError`` results whose text is the model-facing message;
-    successes carry the output as text and, when ``structured`` (the tool has
-    an output schema), as ``structuredContent`` too.
+    Failures become ``isError`` results whose text is the model-facing message,
+    with the `ErrorKind` under ``_meta``; successes carry the output as text and,
+    when ``structured`` (the tool has an output schema), as ``structuredContent``.
     """
+    wire = format_mcp_one(result)
     if not result.success:
-        kind = str(result.error_kind or ErrorKind.TOOL_ERROR)
-        return types.CallToolResult(
-            content=[types.TextContent(text=result.error or "the tool call failed")],
-            is_error=True,
-            _meta={ERROR_KIND_META: kind},
-        )
-    return types.CallToolResult(
-        content=[types.TextContent(text=text_of(result.output))],
-        structured_content=result.output if structured else None,
-    )
+        wire["_meta"] = {ERROR_KIND_META: str(result.error_kind or ErrorKind.TOOL_ERROR)}
+    elif structured:
+        wire["structuredContent"] = to_jsonable(result.output)
+    else:
+        wire.pop("structuredContent", None)
+    return types.CallToolResult.model_validate(wire)
 
 
 def from_call_result(name: str, result: types.CallToolResult) -> ToolResult:

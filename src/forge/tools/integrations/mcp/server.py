@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 import forge
 from forge.core.logging import get_logger
 from forge.tools import ErrorKind, RegistryEvent, Tool, ToolExecutor, ToolRegistry, ToolResult
+from forge.tools._jsonable import to_jsonable
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
@@ -172,14 +173,15 @@ class MCPToolServer:
         return call_result(result, structured=True)
 
     def _check_output(self, tool: Tool, result: ToolResult) -> ToolResult:
-        """Fail a result whose output breaks the tool's declared output schema."""
+        """Fail a result whose output (as JSON) breaks the tool's declared output schema."""
         cached = self._output_checks.get(tool.name)
         if cached is None or cached[0] is not tool:
             cached = (tool, _output_checker(tool))
             self._output_checks[tool.name] = cached
-        problems = cached[1](result.output)
+        data = to_jsonable(result.output)
+        problems = cached[1](data)
         if not problems:
-            return result
+            return result.replace(output=data)
         return ToolResult.fail(
             f"Tool {tool.name!r} returned output that does not match its output schema: "
             + "; ".join(problems[:5])

@@ -1,0 +1,114 @@
+"""Parsing tool calls out of every provider's responses (TC-1).
+
+`parse_tool_calls` takes a whole response, an assistant message, a list of calls, content
+blocks, parts or output items, or one call, as a plain dict (wire JSON), JSON text, or the
+official SDK object, and returns `ToolCall`s in the order the model made them. The
+provider is detected when not given (see `detect_provider`).
+
+Arguments sent as JSON text are decoded; malformed text is repaired where that is safe
+(``ToolCall.repaired``) and otherwise left on the call as ``ToolCall.argument_error``, which
+execution turns into an ``invalid_json`` result for the model (see `forge.tools._repair`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from forge.core.errors import UnsupportedProviderError
+from forge.tools.calls import ToolCall
+from forge.tools.parsing import anthropic, bedrock, gemini, mcp, mistral, ollama, openai, responses
+from forge.tools.parsing._common import (
+    GENERATED_ID_PREFIX,
+    ToolCallFormatError,
+    generated_id,
+    is_generated_id,
+)
+from forge.tools.parsing.detect import detect_provider
+
+__all__ = [
+    "GENERATED_ID_PREFIX",
+    "PARSERS",
+    "PROVIDERS",
+    "ToolCallFormatError",
+    "detect_provider",
+    "generated_id",
+    "is_generated_id",
+    "parse_tool_calls",
+    "resolve_provider",
+]
+
+PARSERS: dict[str, Callable[[Any], list[ToolCall]]] = {
+    "openai": openai.parse,
+    "openai-responses": responses.parse,
+    "anthropic": anthropic.parse,
+    "gemini": gemini.parse,
+    "ollama": ollama.parse,
+    "bedrock": bedrock.parse,
+    "mistral": mistral.parse,
+    "mcp": mcp.parse,
+}
+
+#: The providers `parse_tool_calls`, `ToolCallAccumulator` and `format_results` support.
+PROVIDERS: tuple[str, ...] = tuple(PARSERS)
+
+_ALIASES = {
+    "openai-chat": "openai",
+    "openai_responses": "openai-responses",
+    "responses": "openai-responses",
+    "google": "gemini",
+    "google-genai": "gemini",
+    "claude": "anthropic",
+    "bedrock-converse": "bedrock",
+    "aws-bedrock": "bedrock",
+}
+
+
+def resolve_provider(provider: str) -> str:
+    """Return the canonical name for ``provider`` (a few common aliases are accepted).
+
+    Raises:
+        UnsupportedProviderError: Listing the supported providers.
+    """
+    if provider in PARSERS:
+        return provider
+    name = _ALIASES.get(str(provider).lower(), str(provider).lower())
+    if name not in PARSERS:
+        raise UnsupportedProviderError(provider, PROVIDERS)
+    return name
+
+
+def parse_tool_calls(message_or_response: Any, provider: str | None = None) -> list[ToolCall]:
+    """Return the tool calls a model made, in order.
+
+    Args:
+        message_or_response: A whole response, an assistant message, a list of calls
+            (content blocks, parts, output items), or one call: a dict, JSON text or an
+            official SDK object.
+        provider: ``openai``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
+            ``bedrock``, ``mistral`` or ``mcp``; detected from the shape when ``None``.
+
+    Returns:
+        One `ToolCall` per function call, ``[]`` when the model called none.
+
+    Raises:
+        UnsupportedProviderError: ``provider`` is not supported.
+        ToolCallFormatError: The input is not in a shape the provider uses.
+
+    >>> calls = parse_tool_calls({"role": "assistant", "tool_calls": [{"id": "call_1",
+    ...     "type": "function", "function": {"name": "search", "arguments": '{"q": "x"}'}}]})
+    >>> calls[0]
+    ToolCall(id='call_1', name='search', arguments={'q': 'x'}, repaired=False, \
+argument_error=None, raw_arguments=None)
+    """
+    obj = message_or_response
+    if isinstance(obj, str | bytes | bytearray):
+        try:
+            obj = json.loads(obj)
+        except ValueError as exc:
+            raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
+    if obj is None:
+        return []
+    name = detect_provider(obj) if provider is None else resolve_provider(provider)
+    return PARSERS[name](obj)

@@ -1,0 +1,41 @@
+"""AWS Bedrock Converse tool calls (``toolUse`` content blocks).
+
+Accepted: a ``converse`` response (``output.message``), a message, a list of content
+blocks, or one block (``{"toolUse": {...}}`` or the inner ``{"toolUseId", "name",
+"input"}``); boto3 returns plain dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forge.tools.calls import ToolCall
+from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+
+__all__ = ["parse"]
+
+
+def parse(obj: Any) -> list[ToolCall]:
+    """Return the tool calls in a Converse response, a message or a list of blocks."""
+    if isinstance(obj, list | tuple):
+        blocks = list(obj)
+    else:
+        output = field(obj, "output")
+        if output is not None:
+            obj = field(output, "message") or {}
+        content = field(obj, "content")
+        blocks = items(content) if isinstance(content, list | tuple) else [obj]
+    calls = []
+    for index, block in enumerate(blocks):
+        use = field(block, "toolUse")
+        if use is None and field(block, "toolUseId") is not None:
+            use = block
+        if use is None:
+            continue
+        name = field(use, "name")
+        if not isinstance(name, str) or not name:
+            raise ToolCallFormatError(f"toolUse block has no name: {block!r:.200}")
+        arguments = field(use, "input")
+        call_id = field(use, "toolUseId") or generated_id(index, name, arguments)
+        calls.append(ToolCall.from_raw(str(call_id), name, arguments))
+    return calls

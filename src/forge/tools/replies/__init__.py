@@ -1,0 +1,82 @@
+"""Formatting tool results back into each provider's messages (TC-4).
+
+`format_results` turns `ToolResult`s (tagged with ``call_id`` and ``tool_name``, as
+`ToolRegistry.execute_all` returns them) into the messages a provider expects next, with
+its error flag where it has one:
+
+================  =================================================================
+provider          what `format_results` returns
+================  =================================================================
+openai            ``{"role": "tool", "tool_call_id", "content"}`` per result
+openai-responses  ``{"type": "function_call_output", "call_id", "output"}`` per result
+anthropic         one user message of ``tool_result`` blocks with ``is_error``
+gemini            one user content of ``functionResponse`` parts (``output``/``error``)
+ollama            ``{"role": "tool", "tool_name", "content"}`` per result
+bedrock           one user message of ``toolResult`` blocks with ``status``
+mistral           ``{"role": "tool", "tool_call_id", "name", "content"}`` per result
+mcp               ``CallToolResult`` per result: ``content``, ``isError``,
+                  ``structuredContent``
+================  =================================================================
+
+Outputs are sent as text where the provider takes text (a ``str`` as is, anything else as
+compact JSON) and as JSON where it takes JSON; values JSON cannot hold (bytes, dataclasses,
+pydantic models, sets, datetimes, ...) are converted by one rule, documented in
+`forge.tools._jsonable`. Providers without an error flag get the message prefixed with
+``Error: ``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from forge.tools.parsing import resolve_provider
+from forge.tools.replies._common import results_list
+from forge.tools.replies.anthropic import format_anthropic
+from forge.tools.replies.bedrock import format_bedrock
+from forge.tools.replies.gemini import format_gemini
+from forge.tools.replies.mcp import format_mcp
+from forge.tools.replies.openai import format_mistral, format_ollama, format_openai
+from forge.tools.replies.responses import format_responses
+from forge.tools.results import ToolResult
+
+__all__ = ["FORMATTERS", "format_results"]
+
+FORMATTERS: dict[str, Callable[[list[ToolResult]], list[dict[str, Any]]]] = {
+    "openai": format_openai,
+    "openai-responses": format_responses,
+    "anthropic": format_anthropic,
+    "gemini": format_gemini,
+    "ollama": format_ollama,
+    "bedrock": format_bedrock,
+    "mistral": format_mistral,
+    "mcp": format_mcp,
+}
+
+
+def format_results(
+    results: ToolResult | Iterable[ToolResult], provider: str
+) -> list[dict[str, Any]]:
+    """Return the provider's tool-result messages for ``results``, in order.
+
+    Args:
+        results: The results to send back (one, or several), each tagged with the
+            ``call_id`` and ``tool_name`` of the call it answers.
+        provider: ``openai``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
+            ``bedrock``, ``mistral`` or ``mcp``.
+
+    Returns:
+        Messages (or input items, or ``CallToolResult`` dicts for MCP) to append to the
+        conversation, as plain JSON-ready dicts.
+
+    Raises:
+        UnsupportedProviderError: ``provider`` is not supported.
+        ToolCallFormatError: A result lacks the call id or tool name the provider needs.
+
+    >>> format_results([ToolResult.fail("no such city").for_call("toolu_1", "weather")],
+    ...                "anthropic")
+    [{'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', \
+'content': 'no such city', 'is_error': True}]}]
+    """
+    formatter = FORMATTERS[resolve_provider(provider)]
+    return formatter(results_list(results))

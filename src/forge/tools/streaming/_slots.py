@@ -1,0 +1,77 @@
+"""The bookkeeping every fragment-based accumulator shares: one slot per call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge.tools.calls import ToolCall
+from forge.tools.parsing._common import generated_id
+
+__all__ = ["Slot", "Slots"]
+
+
+@dataclass(slots=True)
+class Slot:
+    """One call being assembled from fragments."""
+
+    order: tuple[int, ...]
+    """Where the call goes in the final list (message, provider index, arrival)."""
+    id: str | None = None
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+    """Argument text fragments, in arrival order."""
+    whole: Any = None
+    """Arguments the provider sent whole (an object, or the final text), if any."""
+    call: ToolCall | None = None
+    """The finished call, once complete."""
+
+    def add_name(self, name: Any) -> None:
+        """Take a name fragment: the first sets it, a repeat of it is ignored."""
+        if not name or not isinstance(name, str) or name == self.name:
+            return
+        self.name += name
+
+    def build(self, index: int) -> ToolCall:
+        """Finish the call from what arrived (truncated text is flagged, not guessed)."""
+        raw = self.whole if self.whole is not None else "".join(self.parts)
+        call_id = self.id or generated_id(index, self.name, raw)
+        self.call = ToolCall.from_raw(call_id, self.name, raw)
+        return self.call
+
+
+class Slots:
+    """Calls in progress and finished, kept in the order the model made them."""
+
+    def __init__(self) -> None:
+        self.all: list[Slot] = []
+        self.arrivals = 0
+
+    def new(self, *order: int) -> Slot:
+        """Open a slot for a new call."""
+        self.arrivals += 1
+        slot = Slot((*order, self.arrivals))
+        self.all.append(slot)
+        return slot
+
+    def complete(self, slot: Slot | None) -> list[ToolCall]:
+        """Finish ``slot`` if it is open; return the finished call as a list (or ``[]``)."""
+        if slot is None or slot.call is not None:
+            return []
+        return [slot.build(slot.order[-1] - 1)]
+
+    def complete_all(self) -> list[ToolCall]:
+        """Finish every open slot, in order."""
+        done: list[ToolCall] = []
+        for slot in sorted(self.all, key=_order):
+            done.extend(self.complete(slot))
+        return done
+
+    def calls(self) -> list[ToolCall]:
+        """Every call, finishing the open ones, in order."""
+        self.complete_all()
+        return [s.call for s in sorted(self.all, key=_order) if s.call is not None]
+
+
+def _order(slot: Slot) -> tuple[int, ...]:
+    return slot.order

@@ -1,0 +1,61 @@
+"""Anthropic Messages stream events for ``tool_use`` blocks.
+
+``content_block_start`` opens a block (``id``, ``name``, ``input: {}``) at its ``index``;
+``content_block_delta`` events of type ``input_json_delta`` append ``partial_json`` (the
+first is often empty); ``content_block_stop`` completes it. An empty buffer means ``{}``.
+Indexes restart with each ``message_start``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forge.tools.calls import ToolCall
+from forge.tools.parsing._common import field
+from forge.tools.streaming._slots import Slot, Slots
+
+__all__ = ["AnthropicAccumulator"]
+
+
+class AnthropicAccumulator:
+    """Assembles calls from Anthropic stream events (dicts or SDK objects)."""
+
+    def __init__(self) -> None:
+        self._slots = Slots()
+        self._open: dict[Any, Slot] = {}
+        self._message = 0
+
+    def add(self, event: Any) -> list[ToolCall]:
+        """Take one event; return the calls it completed."""
+        kind = field(event, "type")
+        if kind == "content_block_start":
+            block = field(event, "content_block")
+            if field(block, "type") == "tool_use":
+                index = field(event, "index")
+                slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
+                slot.id = field(block, "id") or None
+                slot.add_name(field(block, "name"))
+                start = field(block, "input")
+                if start:  # a non-empty start input is the whole input (no deltas follow)
+                    slot.whole = start
+                self._open[index] = slot
+        elif kind == "content_block_delta":
+            delta = field(event, "delta")
+            target = self._open.get(field(event, "index"))
+            if target is not None and field(delta, "type") == "input_json_delta":
+                fragment = field(delta, "partial_json")
+                if fragment:
+                    target.whole = None
+                    target.parts.append(fragment)
+        elif kind == "content_block_stop":
+            return self._slots.complete(self._open.pop(field(event, "index"), None))
+        elif kind == "message_start":
+            self._message += 1
+            self._open.clear()
+        elif kind == "message_stop":
+            return self._slots.complete_all()
+        return []
+
+    def finish(self) -> list[ToolCall]:
+        """Every call, in order; calls still open are finished as they are."""
+        return self._slots.calls()

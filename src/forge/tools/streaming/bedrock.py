@@ -1,0 +1,63 @@
+"""AWS Bedrock ConverseStream events for ``toolUse`` blocks.
+
+``contentBlockStart`` (``start.toolUse``: ``toolUseId``, ``name``) opens a block at its
+``contentBlockIndex``; ``contentBlockDelta`` (``delta.toolUse.input``: a JSON fragment)
+appends; ``contentBlockStop`` completes it. Indexes restart with each ``messageStart``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forge.tools.calls import ToolCall
+from forge.tools.parsing._common import field
+from forge.tools.streaming._slots import Slot, Slots
+
+__all__ = ["BedrockAccumulator"]
+
+
+class BedrockAccumulator:
+    """Assembles calls from ConverseStream events (the dicts botocore yields)."""
+
+    def __init__(self) -> None:
+        self._slots = Slots()
+        self._open: dict[Any, Slot] = {}
+        self._message = 0
+
+    def add(self, event: Any) -> list[ToolCall]:
+        """Take one event; return the calls it completed."""
+        start = field(event, "contentBlockStart")
+        if start is not None:
+            use = field(field(start, "start") or {}, "toolUse")
+            if use is not None:
+                index = field(start, "contentBlockIndex")
+                slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
+                slot.id = field(use, "toolUseId") or None
+                slot.add_name(field(use, "name"))
+                self._open[index] = slot
+            return []
+        delta = field(event, "contentBlockDelta")
+        if delta is not None:
+            use = field(field(delta, "delta") or {}, "toolUse")
+            target = self._open.get(field(delta, "contentBlockIndex"))
+            if use is not None and target is not None:
+                fragment = field(use, "input")
+                if isinstance(fragment, str):
+                    if fragment:
+                        target.parts.append(fragment)
+                elif fragment is not None:
+                    target.whole = fragment
+            return []
+        stop = field(event, "contentBlockStop")
+        if stop is not None:
+            return self._slots.complete(self._open.pop(field(stop, "contentBlockIndex"), None))
+        if field(event, "messageStart") is not None:
+            self._message += 1
+            self._open.clear()
+        elif field(event, "messageStop") is not None:
+            return self._slots.complete_all()
+        return []
+
+    def finish(self) -> list[ToolCall]:
+        """Every call, in order; calls still open are finished as they are."""
+        return self._slots.calls()

@@ -1,0 +1,101 @@
+"""OpenAI Chat Completions (and Mistral) streamed tool-call deltas.
+
+Each chunk's ``choices[0].delta.tool_calls`` holds fragments ``{"index", "id"?, "type"?,
+"function": {"name"?, "arguments"?}}``. Fragments are keyed by ``index``, never by their
+position in the chunk; the first carries the id and name, later ones append argument
+text. A fragment with a *different* id at an index already in use starts a new call:
+some OpenAI-compatible servers (and Mistral) send every call at index 0. Calls finish when
+a ``finish_reason`` arrives, or at `finish`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from forge.tools.calls import ToolCall
+from forge.tools.parsing._common import field, items
+from forge.tools.streaming._slots import Slot, Slots
+
+__all__ = ["ChatAccumulator"]
+
+_NO_INDEX = 1 << 30
+
+
+class ChatAccumulator:
+    """Assembles calls from chat-completion chunks (dicts or SDK objects)."""
+
+    def __init__(self) -> None:
+        self._slots = Slots()
+        self._by_index: dict[Any, Slot] = {}
+        self._by_id: dict[str, Slot] = {}
+        self._last: Slot | None = None
+
+    def add(self, chunk: Any) -> list[ToolCall]:
+        """Take one chunk; return the calls it completed."""
+        data = field(chunk, "data")
+        if data is not None and field(chunk, "choices") is None:
+            chunk = data  # a mistralai CompletionEvent
+        choices = items(field(chunk, "choices"))
+        if not choices:
+            return []
+        choice = _first_choice(choices)
+        if choice is None:
+            return []
+        delta = field(choice, "delta")
+        if delta is None:
+            delta = field(choice, "message")
+        if delta is not None:
+            for fragment in items(field(delta, "tool_calls")):
+                self._take(fragment)
+            legacy = field(delta, "function_call")
+            if legacy is not None:
+                self._take({"index": "function_call", "function": legacy})
+        if field(choice, "finish_reason"):
+            return self._slots.complete_all()
+        return []
+
+    def finish(self) -> list[ToolCall]:
+        """Every call, in order; calls still open are finished as they are."""
+        return self._slots.calls()
+
+    def _take(self, fragment: Any) -> None:
+        index = field(fragment, "index")
+        call_id = field(fragment, "id") or None
+        if call_id == "null":
+            call_id = None
+        slot = self._find(index, call_id)
+        if call_id and not slot.id:
+            slot.id = str(call_id)
+            self._by_id[slot.id] = slot
+        function = field(fragment, "function")
+        if function is None:
+            return
+        slot.add_name(field(function, "name"))
+        arguments = field(function, "arguments")
+        if isinstance(arguments, Mapping):
+            slot.whole = dict(arguments)
+        elif arguments:
+            slot.parts.append(arguments)
+
+    def _find(self, index: Any, call_id: str | None) -> Slot:
+        if call_id and call_id in self._by_id:
+            return self._by_id[call_id]
+        slot = self._by_index.get(index) if index is not None else self._last
+        if slot is None or (call_id and slot.id and slot.id != call_id):
+            if slot is not None:
+                self._slots.complete(slot)
+            order = index if isinstance(index, int) else _NO_INDEX
+            slot = self._slots.new(order)
+            if index is not None:
+                self._by_index[index] = slot
+        self._last = slot
+        return slot
+
+
+def _first_choice(choices: list[Any]) -> Any:
+    """The choice with index 0 (streams with ``n > 1`` interleave choices)."""
+    for choice in choices:
+        if field(choice, "index") in (0, None):
+            return choice
+    return None

@@ -1,0 +1,127 @@
+"""The LangChain bridge (IN-3): to_langchain / from_langchain, and the optional extra."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from langchain_core.tools import StructuredTool, ToolException
+from langchain_core.tools import tool as lc_tool
+
+from forge.core.errors import MissingDependencyError, ToolDefinitionError
+from forge.tools import ToolRegistry, tool
+from forge.tools.integrations.langchain import from_langchain, to_langchain
+
+
+@tool
+def add(a: int, b: int = 2) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool
+async def slow_add(a: int, b: int) -> int:
+    """Add, asynchronously."""
+    return a + b
+
+
+@tool
+def boom(x: int) -> int:
+    """Always fails."""
+    raise RuntimeError("nope")
+
+
+def test_to_langchain_keeps_name_schema_and_validation() -> None:
+    """The StructuredTool has our schema, runs our handler and rejects what we reject."""
+    lc = to_langchain(add)
+    assert isinstance(lc, StructuredTool)
+    assert (lc.name, lc.description) == ("add", "Add two integers.")
+    assert lc.args_schema == add.parameters
+    assert lc.invoke({"a": 1}) == 3
+    with pytest.raises(ToolException, match="a: Input should be a valid integer"):
+        lc.invoke({"a": "1"})
+    with pytest.raises(ToolException, match="missing required parameter"):
+        lc.invoke({})
+
+
+def test_async_and_failing_tools() -> None:
+    """Async tools run through ``ainvoke``; a failing handler raises ToolException."""
+    assert asyncio.run(to_langchain(slow_add).ainvoke({"a": 2, "b": 3})) == 5
+    assert asyncio.run(to_langchain(add).ainvoke({"a": 2})) == 4
+    with pytest.raises(ToolException, match="nope"):
+        to_langchain(boom).invoke({"x": 1})
+    with pytest.raises(ToolException, match="invalid arguments"):
+        asyncio.run(to_langchain(add).ainvoke({"a": "x"}))
+
+
+def test_registry_target_builds_structured_tools() -> None:
+    """``to_provider("langchain")`` returns one StructuredTool per tool, in order."""
+    out = ToolRegistry([add, slow_add]).to_provider("langchain")
+    assert [t.name for t in out] == ["add", "slow_add"]
+
+
+def test_from_langchain_imports_and_runs() -> None:
+    """A LangChain tool becomes a Tool whose schema validates and whose calls run it."""
+
+    @lc_tool
+    def multiply(x: int, y: int) -> int:
+        """Multiply two integers."""
+        return x * y
+
+    imported = from_langchain(multiply)
+    assert imported.parameters["required"] == ["x", "y"]
+    assert ToolRegistry([imported]).execute("multiply", {"x": 2, "y": 3}).output == 6
+    assert from_langchain(multiply, name="times").name == "times"
+
+
+def test_from_langchain_round_trips_our_tools() -> None:
+    """to_langchain then from_langchain gives back the same schema and behaviour."""
+    back = from_langchain(to_langchain(add))
+    assert back.parameters["properties"] == add.parameters["properties"]
+    assert ToolRegistry([back]).execute("add", {"a": 5}).output == 7
+
+
+def test_from_langchain_async_only_and_odd_names() -> None:
+    """An async-only LangChain tool imports as an async tool; a dotted name is mapped."""
+
+    async def fetch(q: str) -> str:
+        return q.upper()
+
+    lc = StructuredTool.from_function(coroutine=fetch, name="web.fetch", description="Fetch.")
+    imported = from_langchain(lc)
+    assert imported.name == "web_fetch"
+    assert imported.is_async
+    result = asyncio.run(ToolRegistry([imported]).aexecute("web_fetch", {"q": "a"}))
+    assert result.output == "A"
+
+
+def test_from_langchain_rejects_other_objects() -> None:
+    """Only LangChain tools are accepted."""
+    with pytest.raises(ToolDefinitionError, match="BaseTool"):
+        from_langchain(object())
+
+
+def test_missing_extra_names_the_langchain_extra() -> None:
+    """Without langchain-core the error names the extra to install."""
+    code = (
+        "import sys\n"
+        "sys.modules['langchain_core'] = sys.modules['langchain_core.tools'] = None\n"
+        "from forge.tools import tool\n"
+        "from forge.tools.integrations.langchain import to_langchain\n"
+        "@tool\ndef f(x: int) -> int:\n    '''F.'''\n    return x\n"
+        "try:\n    to_langchain(f)\n"
+        "except ImportError as e:\n    print(type(e).__name__, e.extra)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "MissingDependencyError langchain"
+    assert issubclass(MissingDependencyError, ImportError)
+
+
+def test_import_forge_tools_does_not_import_langchain(tmp_path: Any) -> None:
+    """Neither forge.tools nor forge.tools.formats imports LangChain."""
+    code = "import sys, forge.tools, forge.tools.formats; print('langchain_core' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
