@@ -7,10 +7,12 @@ import json
 import signal
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
+import mcp_types as types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env
@@ -199,3 +201,32 @@ def test_load_tools_spec_rejects_bad_specs(spec: str) -> None:
     """Specs that do not lead to tools raise ToolsSpecError."""
     with pytest.raises(ToolsSpecError):
         load_tools_spec(spec)
+
+
+def test_serve_config_serves_the_tools_of_a_configuration_file(tmp_path: Path) -> None:
+    """`serve --config FILE` over stdio serves the file's tools with their annotations."""
+    config = tmp_path / "tools.yaml"
+    config.write_text(
+        "tools:\n"
+        "  - name: get_quote\n"
+        "    description: A sample stock quote.\n"
+        "    type: function\n"
+        "    handler: quote\n"
+        "    annotations: {read_only: true}\n"
+        "    parameters: {type: object, properties: {symbol: {type: string}},"
+        " required: [symbol]}\n"
+        "    implementation: {type: mock, mock_response: {price: 1.5}}\n"
+    )
+    params = StdioServerParameters(command=FORGE_TOOLS, args=["serve", "--config", str(config)])
+
+    async def body() -> tuple[list[types.Tool], types.CallToolResult]:
+        async with Client(params) as client:
+            tools = (await client.list_tools()).tools
+            return tools, await client.call_tool("get_quote", {"symbol": "ACME"})
+
+    tools, result = asyncio.run(asyncio.wait_for(body(), 60))
+    assert [t.name for t in tools] == ["get_quote"]
+    assert tools[0].annotations is not None
+    assert tools[0].annotations.read_only_hint is True
+    assert result.is_error is False
+    assert json.loads(result.content[0].text) == {"price": 1.5}
