@@ -254,3 +254,54 @@ def test_calls_go_through_the_executor_permissions_and_metrics() -> None:
     assert executor.metrics.snapshot().tools["double"].calls == 1
     server.close()
     executor.close()
+
+
+def _schema_tool(name: str, output: Any, schema: dict[str, Any]) -> Any:
+    """A no-argument record tool returning ``output`` and declaring ``schema``."""
+    return from_record(
+        {"name": name, "description": "Fixed output.", "output_schema": schema,
+         "handler": lambda _args: output}
+    )  # fmt: skip
+
+
+def test_output_schemas_are_enforced_in_process() -> None:
+    """Matching output is structured, breaking output and broken schemas become isError."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    registry = ToolRegistry(
+        [
+            _schema_tool("good", {"n": 1}, schema),
+            _schema_tool("bad", {"n": "one"}, schema),
+            _schema_tool("weird", {"n": 1}, schema).replace(
+                output_schema={"type": "object", "properties": {"n": {"type": 7}}}
+            ),
+        ]
+    )
+    server = MCPToolServer(registry)
+
+    async def body() -> list[types.CallToolResult]:
+        async with Client(server.lowlevel, mode="legacy") as client:
+            return [await client.call_tool(n, {}) for n in ("good", "bad", "weird")]
+
+    good, bad, weird = run(body)
+    server.close()
+    assert good.structured_content == {"n": 1}
+    assert bad.is_error is True
+    assert "n: " in bad.content[0].text
+    assert weird.is_error is True
+    assert "output schema is invalid" in weird.content[0].text
+
+
+def test_unknown_tool_in_process_is_invalid_params() -> None:
+    """An unknown tool raises the JSON-RPC error -32602 on the client."""
+    from mcp.shared.exceptions import MCPError
+
+    server = MCPToolServer(make_registry())
+
+    async def body() -> int:
+        async with Client(server.lowlevel) as client:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("nope", {})
+            return caught.value.error.code
+
+    assert run(body) == types.INVALID_PARAMS
+    server.close()
