@@ -96,6 +96,7 @@ class MCPClient:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._refresh_lock: asyncio.Lock | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -164,9 +165,7 @@ class MCPClient:
                 "The server may be overloaded or stuck; retrying may not help.",
                 error_kind=ErrorKind.TIMEOUT,
             ).for_call(None, local)
-        except (MCPError, OSError, RuntimeError, ConnectionError) as exc:
-            return self._unavailable(local, exc)
-        except Exception as exc:  # the transport's own failures must not reach the model raw
+        except Exception as exc:  # MCPError, OSError, transport errors: never raised to the model
             return self._unavailable(local, exc)
         return from_call_result(local, outcome)
 
@@ -232,7 +231,9 @@ class MCPClient:
 
     async def _on_message(self, message: Any) -> None:
         if self._follow and isinstance(message, types.ToolListChangedNotification):
-            asyncio.get_running_loop().create_task(self._safe_refresh())
+            task = asyncio.get_running_loop().create_task(self._safe_refresh())
+            self._tasks.add(task)  # keep a reference until it is done
+            task.add_done_callback(self._tasks.discard)
 
     async def _listen(self, client: Client) -> None:
         try:
@@ -255,6 +256,8 @@ class MCPClient:
             return
         async with self._refresh_lock, asyncio.timeout(self.timeout):
             remote = await _list_all(client)
+            if self._closed:  # close() already deregistered the tools: do not bring them back
+                return
             seen: set[str] = set()
             for spec in remote:
                 local = self._import(spec)

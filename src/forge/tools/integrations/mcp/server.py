@@ -102,6 +102,7 @@ class MCPToolServer:
         self._output_checks: dict[str, tuple[Tool, Callable[[Any], list[str]]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = False
+        self._tasks: set[asyncio.Task[None]] = set()
         self.lowlevel: Server[Any] = _Server(
             name,
             version=forge.__version__,
@@ -218,7 +219,9 @@ class MCPToolServer:
         if self._pending:
             return  # a burst of changes is announced once
         self._pending = True
-        asyncio.get_running_loop().create_task(self._announce())
+        task = asyncio.get_running_loop().create_task(self._announce())
+        self._tasks.add(task)  # keep a reference until it is done
+        task.add_done_callback(self._tasks.discard)
 
     async def _announce(self) -> None:
         self._pending = False
