@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -155,6 +156,24 @@ def test_malformed_http_requests_do_not_crash_the_server(http_server: HttpServer
     assert 400 <= post(http_server.url, json.dumps([1, 2, 3])).status_code < 500
     assert 400 <= post(http_server.url, json.dumps({"jsonrpc": "2.0"})).status_code < 500
     assert post(http_server.url, json.dumps(INIT)).status_code == 200
+
+
+def test_a_port_in_use_is_a_clear_error() -> None:
+    """Serving on a port another socket holds exits 1 and says it cannot listen there."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [FORGE_TOOLS, "serve", "--transport", "http", "--port", str(port)],
+            env=server_env(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
 
 
 def test_a_missing_tools_module_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

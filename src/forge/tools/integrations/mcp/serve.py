@@ -157,6 +157,7 @@ async def serve_http(
 
     Raises:
         InsecureBindError: A non-loopback ``host`` without ``token``.
+        OSError: The address cannot be listened on.
     """
     check_bind(host, token)
     app: Any = server.lowlevel.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
@@ -174,6 +175,8 @@ async def serve_http(
             http.should_exit = True
             await http.shutdown()
             raise
+        except SystemExit:  # uvicorn exits the process when it cannot listen
+            raise OSError(f"the address is in use or not available (port {port})") from None
 
 
 def _announce_url(host: str, port: int) -> None:
