@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+PORT   ?= 8765
 
 .PHONY: run test lint typecheck bench clean
 
@@ -14,9 +15,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## Show the bundled example tools (the main job).
+## Serve the bundled example tools over MCP (streamable HTTP on 127.0.0.1; Ctrl+C stops it).
 run: $(STAMP)
-	$(BIN)/forge-tools list
+	@echo "Serving the example tools over MCP at http://127.0.0.1:$(PORT)/mcp - press Ctrl+C to stop."
+	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT)
 
 ## Lint, type-check and run the whole test suite.
 test: $(STAMP)

@@ -15,10 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_executor
 import bench_formats
 import bench_foundation
+import bench_mcp
 import bench_parsing
-import bench_search
 import bench_validators
 
 
@@ -32,10 +33,12 @@ def header() -> str:
 
 
 def main() -> None:
-    """Print the header, then every table (foundation, validators, formats, parsing, search)."""
+    """Print the header, then every benchmark's tables as they complete."""
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
-    for module in (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_search):
+    modules = (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_executor,
+               bench_mcp)  # fmt: skip
+    for module in modules:
         for table in module.run():
             print(table, end="\n\n", flush=True)
     print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")

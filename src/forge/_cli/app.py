@@ -221,6 +221,42 @@ def prompt(
     typer.echo(text)
 
 
+@app.command()
+def serve(
+    *,
+    config: ConfigOpt = None,
+    transport: Annotated[
+        str, typer.Option(help="'stdio' (for a client that starts the server) or 'http'.")
+    ] = "stdio",
+    host: Annotated[str, typer.Option(help="HTTP address; non-loopback needs a token.")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP port (0: any free).")] = 8765,
+    tools: Annotated[
+        str | None, typer.Option(metavar="MODULE:ATTR", help="Serve tools from Python code.")
+    ] = None,
+    allow_private: PrivateOpt = False,
+) -> None:
+    """Serve the tools over MCP (stdio or streamable HTTP at /mcp).
+
+    HTTP requires 'Authorization: Bearer <token>' when FORGE_TOOLS_TOKEN is set,
+    and refuses a non-loopback --host without it. Ctrl+C or SIGTERM stops it.
+    """
+    if transport not in ("stdio", "http"):
+        raise Failure(EXIT_USAGE, f"--transport must be 'stdio' or 'http', not {transport!r}")
+    try:
+        from forge.tools.integrations.mcp.command import load_tools_spec, run_serve
+    except ImportError as exc:
+        raise Failure(EXIT_USAGE, str(exc)) from None
+    try:
+        registry = load_tools_spec(tools) if tools else load_registry(config, allow_private)
+    except ValueError as exc:
+        raise Failure(EXIT_USAGE, str(exc)) from None
+    code = run_serve(registry, transport=transport, host=host, port=port)  # type: ignore[arg-type]
+    if code != EXIT_OK:
+        raise typer.Exit(code)
+
+
 def _category(value: str) -> Any:
     from forge.tools import ToolCategory
 

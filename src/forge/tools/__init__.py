@@ -1,6 +1,6 @@
 """forge.tools: define, register, validate and run LLM tools.
 
-Tools from configuration files: `load_tools` (see `forge.tools.config`).
+Tools from configuration files: `forge.tools.config.load_tools`.
 
 Importing this package loads only the standard library; pydantic,
 jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
@@ -23,7 +23,6 @@ from forge.tools.base import BaseTool
 from forge.tools.builder import ToolBuilder, create_tool
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
-from forge.tools.config import HandlerRegistry, LoadReport, load_tools
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
@@ -34,52 +33,31 @@ from forge.tools.results import ErrorKind, ToolResult
 from forge.tools.tool import Tool, tool
 
 if TYPE_CHECKING:
+    from forge.tools.executor import ToolExecutor
+    from forge.tools.factory import ToolFactory
+    from forge.tools.hooks import ExecutionHook, ToolInvocation
+    from forge.tools.metrics import ExecutionMetrics
     from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
+    from forge.tools.permissions import Decision, PermissionRequest, RuleBasedPolicy
+    from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
 
-__all__ = [
-    "BaseTool",
-    "DuplicateToolError",
-    "ErrorKind",
-    "ExecutionContext",
-    "HandlerRegistry",
-    "LoadReport",
-    "PromptOptions",
-    "RegistryEvent",
-    "SchemaConversionError",
-    "Tool",
-    "ToolAnnotations",
-    "ToolBuilder",
-    "ToolCall",
-    "ToolCallAccumulator",
-    "ToolCallFormatError",
-    "ToolCategory",
-    "ToolDefinitionError",
-    "ToolError",
-    "ToolExample",
-    "ToolMetadata",
-    "ToolNotFoundError",
-    "ToolParameter",
-    "ToolRegistry",
-    "ToolResult",
-    "ToolValidationError",
-    "create_tool",
-    "default_registry",
-    "format_results",
-    "from_record",
-    "load_tools",
-    "parse_tool_calls",
-    "tool",
-]
-
-
-# Tool-call parsing, streaming and result formatting load on first use: most programs
-# that import forge.tools to define and run tools never touch them.
+# Execution loads asyncio and friends, and most programs never parse tool calls or
+# format results: these names are imported on first use.
 _LAZY = {
+    "Decision": "forge.tools.permissions",
+    "ExecutionHook": "forge.tools.hooks",
+    "ExecutionMetrics": "forge.tools.metrics",
+    "PermissionRequest": "forge.tools.permissions",
+    "RuleBasedPolicy": "forge.tools.permissions",
     "ToolCallAccumulator": "forge.tools.streaming",
     "ToolCallFormatError": "forge.tools.parsing",
+    "ToolExecutor": "forge.tools.executor",
+    "ToolFactory": "forge.tools.factory",
+    "ToolInvocation": "forge.tools.hooks",
     "format_results": "forge.tools.replies",
+    "load_plugins": "forge.tools.plugins",
     "parse_tool_calls": "forge.tools.parsing",
 }
 
@@ -93,3 +71,45 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+__all__ = [
+    "BaseTool",
+    "Decision",
+    "DuplicateToolError",
+    "ErrorKind",
+    "ExecutionContext",
+    "ExecutionHook",
+    "ExecutionMetrics",
+    "PermissionRequest",
+    "PromptOptions",
+    "RegistryEvent",
+    "RuleBasedPolicy",
+    "SchemaConversionError",
+    "Tool",
+    "ToolAnnotations",
+    "ToolBuilder",
+    "ToolCall",
+    "ToolCallAccumulator",
+    "ToolCallFormatError",
+    "ToolCategory",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolExample",
+    "ToolExecutor",
+    "ToolFactory",
+    "ToolInvocation",
+    "ToolMetadata",
+    "ToolNotFoundError",
+    "ToolParameter",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolValidationError",
+    "create_tool",
+    "default_registry",
+    "format_results",
+    "from_record",
+    "load_plugins",
+    "parse_tool_calls",
+    "tool",
+]

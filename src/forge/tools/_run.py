@@ -6,14 +6,14 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
-from forge.tools.results import ErrorKind, ToolResult, _new, _ok, _set_dict
+from forge.tools.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
     from forge.tools._sources import Compiled
     from forge.tools.context import ExecutionContext
     from forge.tools.tool import Tool
 
-MAX_ERROR_CHARS = 2000
+MAX_ERROR_CHARS = 2000  # kept for callers; see forge.tools.failures.MAX_MESSAGE_CHARS
 
 
 def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
@@ -133,35 +133,53 @@ async def run_async(tool: Tool, args: Any, context: ExecutionContext | None) -> 
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:
-    """Turn a handler exception into a failed result (no traceback is included)."""
-    message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if len(message) > MAX_ERROR_CHARS:
-        message = message[: MAX_ERROR_CHARS - 3] + "..."
-    return ToolResult.fail(
-        f"Tool {tool.name!r} failed: {message}",
-        error_kind=ErrorKind.TOOL_ERROR,
-        exception_type=type(exc).__name__,
-    ).for_call(None, tool.name)
+    """Turn a handler exception into a failed result (TC-3a: no traceback unless opted in)."""
+    from forge.tools import failures
+
+    return failures.tool_error(tool, exc)
 
 
-def invalid(tool_name: str, exc: ToolValidationError) -> ToolResult:
-    """Turn a validation error into a failed result naming every bad field."""
-    return ToolResult.fail(
-        f"Invalid arguments for tool {tool_name!r}: "
-        + "; ".join(str(e) for e in exc.errors)
-        + ". Fix the arguments and call again.",
-        error_kind=ErrorKind.INVALID_ARGUMENTS,
-        errors=[{"path": e.path, "kind": e.kind, "message": e.message} for e in exc.errors],
-    ).for_call(None, tool_name)
+def invalid(tool_name: str, exc: ToolValidationError, tool: Tool | None = None) -> ToolResult:
+    """Turn a validation error into a failed result naming every bad field and its schema."""
+    from forge.tools import failures
+
+    parameters = None
+    if tool is not None and tool._compiled is not None:
+        parameters = tool._compiled.parameters
+    return failures.invalid_arguments(tool_name, exc, parameters)
 
 
 def misconfigured(tool_name: str, exc: ToolDefinitionError) -> ToolResult:
     """A tool whose definition cannot be compiled: the model cannot fix this by retrying."""
-    return ToolResult.fail(
-        f"Tool {tool_name!r} is unavailable: its definition is invalid. Do not retry it.",
-        error_kind=ErrorKind.TOOL_ERROR,
-        definition_error=exc.message,
-    ).for_call(None, tool_name)
+    from forge.tools import failures
+
+    return failures.misconfigured(tool_name, exc)
+
+
+# -- calls with arguments that are already validated (used by the executor) -----------------
+
+
+def finish(out: Any, name: str) -> ToolResult:
+    """Wrap a handler's return value in a result tagged with the tool's name."""
+    if isinstance(out, ToolResult):
+        return out if out.tool_name else out.for_call(out.call_id, name)
+    return _ok(out, name)
+
+
+def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: Any) -> ToolResult:
+    """Call a sync handler with validated ``kwargs``; a handler exception becomes a failure."""
+    fn = compiled.fn
+    try:
+        out = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
+    except Exception as exc:
+        return failure(tool, exc)
+    return finish(out, tool.name)
+
+
+def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any:
+    """Start an async handler with validated ``kwargs``; return its awaitable (not awaited)."""
+    fn = compiled.fn
+    return fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
 
 
 def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:

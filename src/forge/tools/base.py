@@ -6,7 +6,7 @@ This module also re-exports the value types the seed imports from here.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
 from forge.tools.categories import ToolCategory
@@ -15,6 +15,9 @@ from forge.tools.metadata import ToolAnnotations, ToolMetadata
 from forge.tools.params import ToolParameter
 from forge.tools.results import ErrorKind, ToolResult
 from forge.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from forge.tools.failures import ErrorDetails
 
 __all__ = ["BaseTool", "ExecutionContext", "ToolCategory", "ToolParameter", "ToolResult"]
 
@@ -25,13 +28,16 @@ class BaseTool(ABC):
     Declare ``name``, ``description``, ``category`` and ``parameters`` (as
     properties or plain class attributes) and implement
     ``async _execute(context, **kwargs) -> ToolResult``. Optional class
-    attributes: ``tags``, ``timeout``, ``annotations``, ``display_name``.
+    attributes: ``tags``, ``timeout``, ``annotations``, ``display_name``,
+    ``max_concurrency`` (1 = not safe for concurrent use) and ``error_details``.
     """
 
     tags: tuple[str, ...] = ()
     timeout: float | None = None
     annotations: ToolAnnotations | None = None
     display_name: str | None = None
+    max_concurrency: int | None = None
+    error_details: ErrorDetails = "message"
 
     @property
     @abstractmethod
@@ -72,6 +78,8 @@ class BaseTool(ABC):
                 ),
                 annotations=ToolAnnotations.coerce(self.annotations),
                 timeout=self.timeout,
+                max_concurrency=self.max_concurrency,
+                error_details=self.error_details,
                 source=BaseToolSource(self),
             )
             self.__dict__["_forge_tool"] = cached

@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forge.tools.permissions import Approver, PermissionPolicy
 
 __all__ = ["ExecutionContext"]
 
@@ -27,6 +30,10 @@ class ExecutionContext:
     """Seconds a call may take."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Application data for tools."""
+    permissions: PermissionPolicy | None = None
+    """A policy for this session's calls, checked with the executor's own (the stricter wins)."""
+    approve: Approver | None = None
+    """Answers the policies' ``ask`` for this session (overrides the executor's approver)."""
 
     def __post_init__(self) -> None:
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float):

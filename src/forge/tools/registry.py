@@ -522,6 +522,94 @@ class ToolRegistry:
             error_kind=ErrorKind.UNKNOWN_TOOL,
         )
 
+    # -- factories, plugins and closing (CX-2, CX-3) ----------------------------------
+
+    def register_factory(
+        self,
+        factory: Callable[..., Any],
+        *,
+        lifetime: Literal["singleton", "per_request"] = "singleton",
+        dependencies: Mapping[str | type, Any] | None = None,
+        config: Mapping[str, Any] | None = None,
+        replace: bool = False,
+        **options: Any,
+    ) -> Tool:
+        """Register a tool class (or factory function) whose instance is created on first use.
+
+        Listing and converting the tool never instantiate it; `close` tears its
+        singleton down. See `forge.tools.factory` for dependency injection,
+        lifetimes and the setup/teardown hooks.
+
+        Args:
+            factory: A `BaseTool` subclass, a class with a typed ``__call__``, or a
+                function annotated as returning one.
+            lifetime: ``singleton`` or ``per_request``.
+            dependencies: Values to inject by constructor parameter name or by type.
+            config: Constructor arguments given directly.
+            replace: Replace a registered tool of the same name.
+            **options: ``name``, ``description``, ``category``, ``tags``, ``timeout``,
+                ``annotations``, ``max_concurrency``.
+        """
+        from forge.tools.factory import ToolFactory
+
+        made = ToolFactory(dependencies).tool(factory, lifetime=lifetime, config=config, **options)
+        self.register(made, replace=replace)
+        self._factory_tools().append(made)
+        return made
+
+    def _factory_tools(self) -> list[Tool]:
+        with self._lock:
+            tracked: list[Tool] = self.__dict__.setdefault("_factory_tools_list", [])
+        return tracked
+
+    def _adopt_factories(self, other: ToolRegistry) -> None:
+        """Take over the factory tools another registry tracked (used by plugin loading)."""
+        self._factory_tools().extend(other._factory_tools())
+
+    def load_plugins(self, group: str | None = None, *, names: Iterable[str] | None = None) -> Any:
+        """Load the tools of installed plugins (entry-point group ``forge_tools.plugins``).
+
+        A plugin that fails is logged and skipped. Returns a
+        `forge.tools.plugins.PluginReport`.
+        """
+        from forge.tools.plugins import PLUGIN_GROUP, load_plugins
+
+        return load_plugins(self, group=group or PLUGIN_GROUP, names=names)
+
+    def close(self) -> None:
+        """Tear down the singletons of factory tools (each once; async teardowns run too).
+
+        Covers the tools registered now and those added with `register_factory`
+        that were removed or replaced since.
+        """
+        from forge.tools.factory import close_tools
+
+        close_tools(self._closeable())
+
+    async def aclose(self) -> None:
+        """`close` for async code: async teardowns are awaited on the running loop."""
+        from forge.tools.factory import aclose_tools
+
+        await aclose_tools(self._closeable())
+
+    def _closeable(self) -> list[Tool]:
+        seen: dict[int, Tool] = {}
+        for t in [*self._state.tools.values(), *self._factory_tools()]:
+            seen.setdefault(id(t.source), t)
+        return list(seen.values())
+
+    def __enter__(self) -> ToolRegistry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> ToolRegistry:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
 
 _default: ToolRegistry | None = None
 _default_lock = threading.Lock()

@@ -114,3 +114,16 @@ def _ok(output: Any, tool_name: str) -> ToolResult:
     result = _new(ToolResult)
     _set_dict(result, {"success": True, "output": output, "metadata": {}, "tool_name": tool_name})
     return result
+
+
+def _ok_for(output: Any, tool_name: str, call_id: str | None) -> ToolResult:
+    """Build a successful result answering a call, on the hot path."""
+    result = _new(ToolResult)
+    _set_dict(
+        result,
+        {
+            "success": True, "output": output, "metadata": {}, "tool_name": tool_name,
+            "call_id": call_id,
+        },
+    )  # fmt: skip
+    return result

@@ -15,6 +15,7 @@ from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 
 if TYPE_CHECKING:
     from forge.tools._sources import Compiled, Source
+    from forge.tools.failures import ErrorDetails
 
 __all__ = ["Tool", "tool"]
 
@@ -48,6 +49,12 @@ class Tool:
     """The JSON Schema of the output, if declared."""
     cheap: bool = False
     """A sync handler fast enough to run inline on an event loop (no thread hop)."""
+    max_concurrency: int | None = None
+    """The most calls of this tool that may run at once (1: not safe for concurrent use)."""
+    isolated: bool = False
+    """Run each call in a separate process that is killed when the call times out."""
+    error_details: ErrorDetails = "message"
+    """How much of a handler exception the model sees: ``message``, ``type`` or ``traceback``."""
     source: Source = field(repr=False)
     """How the tool's schema is built and its handler called (internal)."""
     _compiled: Compiled | None = field(default=None, repr=False)
@@ -63,6 +70,7 @@ class Tool:
             raise ToolDefinitionError(
                 self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
             )
+        _check_execution_options(self)
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -154,6 +162,23 @@ class Tool:
         return self.handler(*args, **kwargs)
 
 
+def _check_execution_options(t: Tool) -> None:
+    limit = t.max_concurrency
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ToolDefinitionError(
+            t.name, f"max_concurrency must be a positive integer or None, got {limit!r}"
+        )
+    if t.error_details not in ("message", "type", "traceback"):
+        raise ToolDefinitionError(
+            t.name,
+            f"error_details must be 'message', 'type' or 'traceback', got {t.error_details!r}",
+        )
+    if t.isolated and t.cheap:
+        raise ToolDefinitionError(
+            t.name, "a tool cannot be both cheap (run inline) and isolated (run in a process)"
+        )
+
+
 def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:
     for i, example in enumerate(t.metadata.examples):
         try:
@@ -180,6 +205,9 @@ def tool(
     examples: Iterable[ToolExample | Mapping[str, Any]] = (),
     annotations: ToolAnnotations | Mapping[str, Any] | None = None,
     cheap: bool = False,
+    max_concurrency: int | None = None,
+    isolated: bool = False,
+    error_details: ErrorDetails = "message",
     **metadata: Any,
 ) -> Callable[[F], Tool]: ...
 def tool(
@@ -194,6 +222,9 @@ def tool(
     examples: Iterable[ToolExample | Mapping[str, Any]] = (),
     annotations: ToolAnnotations | Mapping[str, Any] | None = None,
     cheap: bool = False,
+    max_concurrency: int | None = None,
+    isolated: bool = False,
+    error_details: ErrorDetails = "message",
     **metadata: Any,
 ) -> Tool | Callable[[F], Tool]:
     """Turn a typed function (sync or async) into a `Tool`.
@@ -213,6 +244,10 @@ def tool(
         examples: Example calls, validated against the parameters.
         annotations: Behaviour hints (``read_only``, ``destructive``, ...).
         cheap: The sync handler is fast enough to run inline on an event loop.
+        max_concurrency: The most calls of this tool that may run at once (1 = one at a time).
+        isolated: Run each call in a separate process, killed on timeout (the handler
+            must be a module-level function).
+        error_details: How much of a handler exception the model sees.
         **metadata: Other `ToolMetadata` fields (``display_name``, ``version``, ...).
     """
 
@@ -220,6 +255,7 @@ def tool(
         return function_tool(
             func, name=name, description=description, category=category, tags=tags,
             timeout=timeout, examples=examples, annotations=annotations, cheap=cheap,
+            max_concurrency=max_concurrency, isolated=isolated, error_details=error_details,
             **metadata,
         )  # fmt: skip
 
@@ -239,6 +275,9 @@ def function_tool(
     examples: Iterable[ToolExample | Mapping[str, Any]] = (),
     annotations: ToolAnnotations | Mapping[str, Any] | None = None,
     cheap: bool = False,
+    max_concurrency: int | None = None,
+    isolated: bool = False,
+    error_details: ErrorDetails = "message",
     **metadata: Any,
 ) -> Tool:
     """Build a `Tool` from a typed function (the implementation of `tool`)."""
@@ -266,6 +305,9 @@ def function_tool(
         annotations=notes,
         timeout=timeout,
         cheap=cheap,
+        max_concurrency=max_concurrency,
+        isolated=isolated,
+        error_details=error_details,
         source=FunctionSource(func, param_docs, is_coroutine(func)),
     )
     if meta.examples:

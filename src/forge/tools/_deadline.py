@@ -1,0 +1,150 @@
+"""Call deadlines that cost nothing until a call actually waits (EX-4).
+
+`asyncio.timeout` costs about 4 µs per use here: it schedules and cancels a
+timer handle on every call, three times the cost of a validated call. Most
+tool calls either finish without ever suspending (pure computation) or wait
+for real I/O, so `guard` drives the awaitable itself and arms a deadline only
+at its first suspension. Deadlines are kept in one `_Wheel` per event loop
+that holds a single timer for the earliest deadline; arming is a set insert.
+
+When a deadline passes, the wheel cancels the task running the call (as
+`asyncio.timeout` does) and `guard` turns that cancellation into `Expired`;
+if the task was also cancelled from outside, the `CancelledError` wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import types
+import weakref
+from collections.abc import Generator
+from typing import Any
+
+__all__ = ["Expired", "guard"]
+
+_INF = math.inf
+
+
+class Expired(Exception):
+    """The deadline of the guarded call passed (internal)."""
+
+
+class _Entry:
+    __slots__ = ("cancelling", "expired", "task", "when")
+
+    def __init__(self, when: float, task: asyncio.Task[Any], cancelling: int) -> None:
+        self.when = when
+        self.task = task
+        self.cancelling = cancelling
+        self.expired = False
+
+
+class _Wheel:
+    """Every armed deadline of one event loop, behind one timer for the earliest."""
+
+    __slots__ = ("__weakref__", "_entries", "_handle", "_loop", "_wake_at")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = weakref.ref(loop)
+        self._entries: set[_Entry] = set()
+        self._handle: asyncio.TimerHandle | None = None
+        self._wake_at = _INF
+
+    def add(self, loop: asyncio.AbstractEventLoop, entry: _Entry) -> None:
+        self._entries.add(entry)
+        if entry.when < self._wake_at:
+            self._schedule(loop, entry.when)
+
+    def discard(self, entry: _Entry) -> None:
+        self._entries.discard(entry)
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        self._wake_at = when
+        self._handle = loop.call_at(when, self._fire)
+
+    def _fire(self) -> None:
+        self._handle = None
+        self._wake_at = _INF
+        loop = self._loop()
+        if loop is None:  # pragma: no cover - a timer cannot fire on a collected loop
+            return
+        now = loop.time()
+        earliest = _INF
+        for entry in list(self._entries):
+            if entry.when <= now:
+                self._entries.discard(entry)
+                entry.expired = True
+                entry.task.cancel()
+            elif entry.when < earliest:
+                earliest = entry.when
+        if earliest < _INF:
+            self._schedule(loop, earliest)
+
+
+_wheels: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Wheel] = weakref.WeakKeyDictionary()
+_wheels_lock = threading.Lock()
+_last: tuple[Any, Any] = (None, None)  # (loop, wheel) of the latest lookup: one atomic read
+
+
+def _wheel_for(loop: asyncio.AbstractEventLoop) -> _Wheel:
+    global _last  # noqa: PLW0603 - a one-entry cache in front of the per-loop table
+    last = _last
+    if last[0] is loop:
+        wheel: _Wheel = last[1]
+        return wheel
+    with _wheels_lock:
+        wheel = _wheels.get(loop) or _wheels.setdefault(loop, _Wheel(loop))
+    _last = (loop, wheel)
+    return wheel
+
+
+@types.coroutine
+def guard(awaitable: Any, seconds: float) -> Generator[Any, None, Any]:
+    """Await ``awaitable`` within ``seconds``; raise `Expired` when the deadline passes.
+
+    Use as ``await guard(coro, seconds)``. The deadline is armed at the first
+    suspension: an awaitable that completes without suspending costs only the
+    call. On expiry the handler receives `asyncio.CancelledError`, exactly as
+    under `asyncio.timeout`.
+    """
+    it = awaitable.__await__()
+    try:
+        pending = it.send(None)
+    except StopIteration as stop:
+        return stop.value
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task(loop)
+    if task is None:  # driven outside a task: nothing could be cancelled
+        yield pending
+        return (yield from it)
+    entry = _Entry(loop.time() + seconds, task, task.cancelling())
+    wheel = _wheel_for(loop)
+    wheel.add(loop, entry)
+    try:
+        while True:  # the first result is in hand; later ones are delegated natively
+            try:
+                yield pending
+            except GeneratorExit:
+                it.close()
+                raise
+            except BaseException as exc:  # delivered by the task (cancellation): pass it on
+                pending = it.throw(exc)
+                continue
+            value = yield from it
+            break
+    except StopIteration as stop:  # it.throw() finished the awaitable
+        value = stop.value
+    except asyncio.CancelledError:
+        if entry.expired and task.uncancel() <= entry.cancelling:
+            raise Expired from None
+        raise
+    finally:
+        wheel.discard(entry)
+    if entry.expired:  # the handler swallowed the cancellation: the deadline still passed
+        task.uncancel()
+        raise Expired
+    return value

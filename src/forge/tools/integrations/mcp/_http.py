@@ -1,0 +1,96 @@
+"""Streamable HTTP plumbing: bearer-token check, loopback test, a quiet uvicorn server."""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import ipaddress
+import json
+import socket
+from collections.abc import Awaitable, Callable, Generator, MutableMapping
+from typing import Any
+
+import uvicorn
+
+__all__ = ["BearerAuth", "HttpServer", "is_loopback"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_loopback(host: str) -> bool:
+    """Return whether ``host`` names only this machine (``localhost``, ``127.x``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerAuth:
+    """ASGI middleware answering 401 to HTTP requests without ``Authorization: Bearer <token>``.
+
+    Pure ASGI (no response buffering), so streamed responses pass through untouched.
+    """
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check the token of HTTP requests, then hand them to the wrapped app."""
+        if scope["type"] != "http" or self._authorized(scope):
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps(
+            {"error": "unauthorized", "error_description": "a valid bearer token is required"}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="forge-tools"'),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def _authorized(self, scope: Scope) -> bool:
+        for key, value in scope.get("headers", ()):
+            if key == b"authorization":
+                return hmac.compare_digest(value, self._expected)
+        return False
+
+
+class HttpServer(uvicorn.Server):
+    """A uvicorn server whose signals are handled by the caller, reporting its bound address.
+
+    Args:
+        config: The uvicorn configuration.
+        on_started: Called with the ``(host, port)`` actually bound, once listening.
+    """
+
+    def __init__(
+        self, config: uvicorn.Config, on_started: Callable[[str, int], None] | None = None
+    ) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        """Leave signals to the caller (uvicorn would re-raise them after shutting down)."""
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start listening, then report the real address (useful with port 0)."""
+        await super().startup(sockets)
+        if self.started and self._on_started is not None:
+            host, port = self.servers[0].sockets[0].getsockname()[:2]
+            self._on_started(str(host), int(port))

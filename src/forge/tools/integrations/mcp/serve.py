@@ -1,0 +1,206 @@
+"""Run an `MCPToolServer` over stdio or streamable HTTP until stopped (``forge-tools serve``).
+
+HTTP binds to 127.0.0.1 by default. A bearer token (``FORGE_TOOLS_TOKEN`` for
+the command line) is then required on every request; binding to any other
+address without a token is refused. SIGINT and SIGTERM stop the server cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal
+
+import uvicorn
+from mcp.server.stdio import stdio_server
+
+from forge.core.errors import ForgeError
+from forge.tools import ToolRegistry
+from forge.tools.integrations.mcp._http import BearerAuth, HttpServer, is_loopback
+from forge.tools.integrations.mcp.server import MCPToolServer
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "MCP_PATH",
+    "TOKEN_ENV",
+    "InsecureBindError",
+    "check_bind",
+    "serve",
+    "serve_http",
+    "serve_stdio",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MCP_PATH = "/mcp"
+TOKEN_ENV = "FORGE_TOOLS_TOKEN"
+"""The environment variable the command line reads the bearer token from."""
+SHUTDOWN_GRACE_SECONDS = 2
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest stdio message accepted (one JSON-RPC message per line)."""
+
+Transport = Literal["stdio", "http"]
+
+
+class InsecureBindError(ForgeError, ValueError):
+    """Serving HTTP on a non-loopback address without a bearer token."""
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to expose the tools beyond this machine without a token.
+
+    Raises:
+        InsecureBindError: ``host`` is not a loopback address and ``token`` is empty.
+    """
+    if token or is_loopback(host):
+        return
+    raise InsecureBindError(
+        f"refusing to serve on {host!r} without a bearer token: anyone who can reach it could "
+        f"call the tools. Set {TOKEN_ENV} to a secret (clients then send "
+        f"'Authorization: Bearer <token>'), or bind to 127.0.0.1"
+    )
+
+
+def serve(
+    registry: ToolRegistry,
+    *,
+    transport: Transport = "stdio",
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    server: MCPToolServer | None = None,
+) -> None:
+    """Serve ``registry`` until the client disconnects (stdio) or SIGINT/SIGTERM arrives.
+
+    Sync tools that outlived their timeout may still be running on the executor's
+    daemon worker threads when this returns: they are abandoned, not waited for.
+
+    Raises:
+        InsecureBindError: HTTP on a non-loopback ``host`` without ``token``.
+        ValueError: An unknown ``transport``.
+    """
+    if transport not in ("stdio", "http"):
+        raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
+    if transport == "http":
+        check_bind(host, token)
+    app = server if server is not None else MCPToolServer(registry)
+    try:
+        if transport == "stdio":
+            asyncio.run(_until_signalled(serve_stdio(app)))
+        else:
+            asyncio.run(_until_signalled(serve_http(app, host=host, port=port, token=token)))
+    finally:
+        if server is None:
+            app.close()
+
+
+async def serve_stdio(server: MCPToolServer) -> None:
+    """Serve over this process's stdin and stdout until stdin closes or the task is cancelled.
+
+    A client that goes away (broken pipe) ends the server quietly.
+    """
+    stdin = await _stdin_lines()
+    try:
+        async with server.announcing_changes(), stdio_server(stdin=stdin) as (read, write):
+            await server.lowlevel.run(read, write, server.initialization_options())
+    except* (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+class _StdinLines:
+    """Lines of stdin read by the event loop itself, without a blocked worker thread.
+
+    The SDK reads stdin on a worker thread, which cannot be interrupted: a
+    SIGTERM would then wait for the client's next line. Reading through the
+    loop makes cancellation, and so shutdown, immediate.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+async def _stdin_lines() -> Any:
+    """Stdin as async lines read by the loop, or ``None`` (the SDK's reader) for plain files."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+    try:
+        await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(0, "rb", closefd=False)
+        )
+    except (ValueError, OSError):  # a regular file: the SDK's threaded reader handles it
+        return None
+    return _StdinLines(reader)
+
+
+async def serve_http(
+    server: MCPToolServer,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    on_started: Callable[[str, int], None] | None = None,
+) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` until cancelled.
+
+    Raises:
+        InsecureBindError: A non-loopback ``host`` without ``token``.
+        OSError: The address cannot be listened on.
+    """
+    check_bind(host, token)
+    app: Any = server.lowlevel.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if token:
+        app = BearerAuth(app, token)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+    )  # fmt: skip
+    http = HttpServer(config, on_started=on_started or _announce_url)
+    async with server.announcing_changes():
+        try:
+            await http.serve()
+        except asyncio.CancelledError:
+            http.should_exit = True
+            await http.shutdown()
+            raise
+        except SystemExit:  # uvicorn exits the process when it cannot listen
+            raise OSError(f"the address is in use or not available (port {port})") from None
+
+
+def _announce_url(host: str, port: int) -> None:
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"forge-tools MCP server listening on http://{shown}:{port}{MCP_PATH} "
+        "(streamable HTTP); press Ctrl+C to stop",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+async def _until_signalled(main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main``; SIGINT or SIGTERM cancels it, and the cancellation ends quietly."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(main)
+    stops = (signal.SIGINT, signal.SIGTERM)
+    for sig in stops:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise
+    finally:
+        for sig in stops:
+            loop.remove_signal_handler(sig)

@@ -1,0 +1,43 @@
+"""Fixtures that start real `forge-tools serve` subprocesses for the MCP tests."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "servers"))
+
+from mcp_harness import TOOLS_SPEC, HttpServer, stdio_params
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[HttpServer]:
+    """One HTTP server for the module's tests, stopped in teardown."""
+    server = HttpServer("--tools", TOOLS_SPEC)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def start_http() -> Iterator[Callable[..., HttpServer]]:
+    """Start extra HTTP servers inside one test; all are stopped in teardown."""
+    started: list[HttpServer] = []
+
+    def start(*args: str, token: str | None = None) -> HttpServer:
+        server = HttpServer(*args, token=token)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def target(request: pytest.FixtureRequest, http_server: HttpServer) -> Any:
+    """What `mcp.Client` connects to for the ``transport`` parameter of the test."""
+    return stdio_params() if request.param == "stdio" else http_server.url

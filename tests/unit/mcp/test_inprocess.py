@@ -1,0 +1,307 @@
+"""The MCP server and its parts in-process (the SDK's in-memory client), and the import guard."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from forge.tools import ErrorKind, ToolRegistry, ToolResult, from_record, tool
+from forge.tools.integrations.mcp import MCPToolServer, registry_runner, serve
+from forge.tools.integrations.mcp._convert import call_result, from_call_result
+from forge.tools.integrations.mcp._http import BearerAuth
+from forge.tools.integrations.mcp.serve import serve_http
+
+T = TypeVar("T")
+
+
+def run(fn: Callable[[], Awaitable[T]]) -> T:
+    """Run one async test body with an overall bound."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(fn(), 60)
+
+    return asyncio.run(bounded())
+
+
+@tool(annotations={"read_only": True})
+def double(x: int) -> int:
+    """Double a number.
+
+    Args:
+        x: The number.
+    """
+    return 2 * x
+
+
+@tool
+def stuck(seconds: float) -> str:
+    """Sleep in a thread.
+
+    Args:
+        seconds: How long.
+    """
+    time.sleep(seconds)
+    return "late"
+
+
+def make_registry() -> ToolRegistry:
+    """A small registry with a typed tool and a sync sleeper."""
+    return ToolRegistry([double, stuck])
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_in_process_list_and_call(mode: str) -> None:
+    """The server answers list and call through the SDK's in-process transports."""
+    server = MCPToolServer(make_registry())
+
+    async def body() -> None:
+        async with Client(server.lowlevel, mode=mode) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names == ["double", "stuck"]
+            result = await client.call_tool("double", {"x": 21})
+            assert result.content[0].text == "42"
+
+    run(body)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_registration_from_another_thread_is_announced(mode: str) -> None:
+    """A tool registered on another thread while serving reaches the client as list_changed."""
+    registry = make_registry()
+    server = MCPToolServer(registry)
+    extra = from_record(
+        {"name": "later", "description": "Added later.", "handler": lambda _args: "ok"}
+    )
+
+    async def body() -> list[str]:
+        changed = asyncio.Event()
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                changed.set()
+
+        async with (
+            server.announcing_changes(),
+            Client(server.lowlevel, mode=mode, message_handler=on_message) as client,
+        ):
+            await client.list_tools()  # the handshake is complete once a request is answered
+            if mode == "legacy":
+                threading.Thread(target=registry.register, args=(extra,)).start()
+                await asyncio.wait_for(changed.wait(), 20)
+            else:
+                async with client.listen(tools_list_changed=True) as events:
+                    threading.Thread(target=registry.register, args=(extra,)).start()
+                    async for _event in events:
+                        break
+            return [t.name for t in (await client.list_tools()).tools]
+
+    assert "later" in run(body)
+
+
+def test_registry_runner_never_raises() -> None:
+    """Unknown tools, bad arguments and timeouts all come back as failed results."""
+    runner = registry_runner(make_registry())
+
+    async def body() -> list[ToolResult]:
+        return [
+            await runner("nope", {}),
+            await runner("double", {"x": "many"}),
+            await runner("double", {"x": 2}),
+        ]
+
+    unknown, invalid, ok = run(body)
+    assert unknown.error_kind is ErrorKind.UNKNOWN_TOOL
+    assert invalid.error_kind is ErrorKind.INVALID_ARGUMENTS
+    assert ok.output == 4
+
+
+def test_a_sync_tool_past_its_timeout_fails_without_blocking() -> None:
+    """A sync tool past its timeout returns a timeout failure while its thread is abandoned."""
+    registry = ToolRegistry([stuck.replace(timeout=0.2)])
+    result = run(lambda: registry_runner(registry)("stuck", {"seconds": 1}))
+    assert result.error_kind is ErrorKind.TIMEOUT
+    assert "did not finish within 0.2 s" in (result.error or "")
+
+
+def test_results_convert_both_ways() -> None:
+    """ToolResults become CallToolResults and back, keeping outputs and error kinds."""
+    ok = call_result(ToolResult.ok({"a": 1}), structured=True)
+    assert ok.structured_content == {"a": 1}
+    assert from_call_result("t", ok).output == {"a": 1}
+    failed = call_result(ToolResult.fail("nope", error_kind=ErrorKind.DENIED), structured=False)
+    back = from_call_result("t", failed)
+    assert back.error_kind is ErrorKind.DENIED
+    assert back.error == "nope"
+    odd = types.CallToolResult(content=[types.TextContent(text="x")], is_error=True,
+                               _meta={"forge-tools/errorKind": "weird"})  # fmt: skip
+    assert from_call_result("t", odd).error_kind is ErrorKind.TOOL_ERROR
+    two = types.CallToolResult(content=[types.TextContent(text="a"), types.TextContent(text="b")])
+    assert from_call_result("t", two).output == [
+        {"type": "text", "text": "a"}, {"type": "text", "text": "b"},
+    ]  # fmt: skip
+    assert call_result(ToolResult.ok({"k": 1}), structured=False).structured_content is None
+
+
+def test_bearer_auth_passes_lifespan_and_good_tokens() -> None:
+    """The middleware lets lifespan events and correct tokens through, and nothing else."""
+    seen: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope["type"])
+
+    sent: list[Any] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def receive() -> Any:
+        return {}
+
+    guard = BearerAuth(app, "tok")
+
+    async def body() -> None:
+        await guard({"type": "lifespan"}, receive, send)
+        await guard({"type": "http", "headers": [(b"authorization", b"Bearer tok")]}, receive, send)
+        await guard({"type": "http", "headers": []}, receive, send)
+
+    run(body)
+    assert seen == ["lifespan", "http"]
+    assert sent[0]["status"] == 401
+
+
+def test_serve_http_in_process_until_cancelled() -> None:
+    """serve_http reports its port, serves calls, and stops cleanly when cancelled."""
+    server = MCPToolServer(make_registry())
+
+    async def body() -> str:
+        started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(
+            serve_http(server, port=0, on_started=lambda _h, port: started.set_result(port))
+        )
+        port = await asyncio.wait_for(started, 20)
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            text = (await client.call_tool("double", {"x": 5})).content[0].text
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return str(text)
+
+    assert run(body) == "10"
+
+
+def test_serve_rejects_an_unknown_transport() -> None:
+    """serve() names the transports it knows."""
+    with pytest.raises(ValueError, match="unknown transport"):
+        serve(make_registry(), transport="smoke")  # type: ignore[arg-type]
+
+
+def test_without_the_mcp_extra_the_import_names_it() -> None:
+    """Importing the integration without `mcp` raises MissingDependencyError naming the extra."""
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "import forge.tools\n"
+        "try:\n"
+        "    import forge.tools.integrations.mcp\n"
+        "except ImportError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.startswith("MissingDependencyError")
+    assert "forge-tools[mcp]" in done.stdout
+
+
+def test_forge_tools_does_not_load_the_sdk() -> None:
+    """`import forge.tools` leaves the mcp SDK unloaded."""
+    code = "import sys, forge.tools; print(any(m.split('.')[0] == 'mcp' for m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "False"
+
+
+def test_calls_go_through_the_executor_permissions_and_metrics() -> None:
+    """A denied call is an isError result with the denied kind, and metrics count every call."""
+    from forge.tools import RuleBasedPolicy, ToolExecutor
+
+    registry = make_registry()
+    executor = ToolExecutor(registry, permissions=RuleBasedPolicy(deny=["stuck"]), metrics=True)
+    server = MCPToolServer(registry, executor=executor)
+
+    async def body() -> tuple[types.CallToolResult, types.CallToolResult]:
+        async with Client(server.lowlevel) as client:
+            return (
+                await client.call_tool("stuck", {"seconds": 0}),
+                await client.call_tool("double", {"x": 1}),
+            )
+
+    denied, ok = run(body)
+    assert denied.is_error is True
+    assert denied.meta is not None
+    assert denied.meta["forge-tools/errorKind"] == "denied"
+    assert ok.is_error is False
+    assert executor.metrics is not None
+    assert executor.metrics.snapshot().tools["double"].calls == 1
+    server.close()
+    executor.close()
+
+
+def _schema_tool(name: str, output: Any, schema: dict[str, Any]) -> Any:
+    """A no-argument record tool returning ``output`` and declaring ``schema``."""
+    return from_record(
+        {"name": name, "description": "Fixed output.", "output_schema": schema,
+         "handler": lambda _args: output}
+    )  # fmt: skip
+
+
+def test_output_schemas_are_enforced_in_process() -> None:
+    """Matching output is structured, breaking output and broken schemas become isError."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    registry = ToolRegistry(
+        [
+            _schema_tool("good", {"n": 1}, schema),
+            _schema_tool("bad", {"n": "one"}, schema),
+            _schema_tool("weird", {"n": 1}, schema).replace(
+                output_schema={"type": "object", "properties": {"n": {"type": 7}}}
+            ),
+        ]
+    )
+    server = MCPToolServer(registry)
+
+    async def body() -> list[types.CallToolResult]:
+        async with Client(server.lowlevel, mode="legacy") as client:
+            return [await client.call_tool(n, {}) for n in ("good", "bad", "weird")]
+
+    good, bad, weird = run(body)
+    server.close()
+    assert good.structured_content == {"n": 1}
+    assert bad.is_error is True
+    assert "n: " in bad.content[0].text
+    assert weird.is_error is True
+    assert "output schema is invalid" in weird.content[0].text
+
+
+def test_unknown_tool_in_process_is_invalid_params() -> None:
+    """An unknown tool raises the JSON-RPC error -32602 on the client."""
+    from mcp.shared.exceptions import MCPError
+
+    server = MCPToolServer(make_registry())
+
+    async def body() -> int:
+        async with Client(server.lowlevel) as client:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("nope", {})
+            return caught.value.error.code
+
+    assert run(body) == types.INVALID_PARAMS
+    server.close()

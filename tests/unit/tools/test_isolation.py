@@ -1,0 +1,169 @@
+"""Process isolation: isolated tools run in a child process that is killed on timeout."""
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forge.core.errors import ToolDefinitionError
+from forge.tools import ErrorKind, ExecutionContext, ToolRegistry, tool
+from forge.tools.executor import ToolExecutor
+
+
+@tool(isolated=True)
+def hang(pid_file: str) -> str:
+    """Write this process's id, then sleep ten seconds."""
+    Path(pid_file).write_text(str(os.getpid()))
+    time.sleep(10)
+    return "woke"
+
+
+@tool(isolated=True)
+def where(ctx: ExecutionContext, x: int) -> dict[str, Any]:
+    """Return the process id, the argument and the session of the injected context."""
+    print("handler output goes to stderr, not into the result")
+    return {"pid": os.getpid(), "x": x, "session": ctx.session_id}
+
+
+@tool(isolated=True)
+async def async_where(x: int) -> int:
+    """Run an async handler in the child process."""
+    await asyncio.sleep(0)
+    return os.getpid()
+
+
+@tool(isolated=True)
+def explode() -> None:
+    """Raise inside the child process."""
+    raise ValueError("bad input in child")
+
+
+@tool(isolated=True, error_details="type")
+def secret_failure() -> None:
+    """Raise with a message that must not reach the model."""
+    raise PermissionError("token=abc123")
+
+
+@tool(isolated=True)
+def crash() -> None:
+    """Die without a result."""
+    os._exit(7)
+
+
+@tool(isolated=True)
+def unpicklable() -> Any:
+    """Return something that cannot cross the process boundary."""
+    return lambda: None
+
+
+def registry() -> ToolRegistry:
+    return ToolRegistry([hang, where, async_where, explode, secret_failure, crash, unpicklable])
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_for_pid(path: Path) -> int:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text():
+            return int(path.read_text())
+        time.sleep(0.01)
+    raise AssertionError("the child never started the handler")
+
+
+@pytest.mark.parametrize("entry", ["async", "sync"])
+def test_an_isolated_handler_is_killed_at_its_timeout(tmp_path: Path, entry: str) -> None:
+    """The child running a hanging handler is killed when the timeout passes."""
+    pid_file = tmp_path / "pid"
+    ex = ToolExecutor(registry())
+    args = {"pid_file": str(pid_file)}
+    started = time.perf_counter()
+    if entry == "async":
+        result = asyncio.run(ex.run("hang", args, timeout=2))
+    else:
+        result = ex.run_sync("hang", args, timeout=2)
+    elapsed = time.perf_counter() - started
+    assert result.error_kind is ErrorKind.TIMEOUT
+    assert elapsed < 5
+    pid = wait_for_pid(pid_file)
+    assert pid != os.getpid()
+    assert not alive(pid)
+
+
+def test_cancelling_an_isolated_call_kills_the_child(tmp_path: Path) -> None:
+    """Cancelling the awaiting task kills the child process."""
+    pid_file = tmp_path / "pid"
+    ex = ToolExecutor(registry())
+
+    async def go() -> int:
+        task = asyncio.create_task(ex.run("hang", {"pid_file": str(pid_file)}))
+        while not (pid_file.exists() and pid_file.read_text()):
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return int(pid_file.read_text())
+
+    pid = asyncio.run(asyncio.wait_for(go(), 30))
+    assert not alive(pid)
+
+
+def test_isolated_results_and_context_cross_the_boundary() -> None:
+    """The child gets validated arguments and the context; the result comes back."""
+    ex = ToolExecutor(registry())
+    ctx = ExecutionContext(session_id="s9", permissions=lambda request: True)
+    result = ex.run_sync("where", {"x": 4}, ctx)
+    assert result.success, result.error
+    assert result.output["x"] == 4
+    assert result.output["session"] == "s9"
+    assert result.output["pid"] != os.getpid()
+    assert asyncio.run(ex.run("async_where", {"x": 1})).output != os.getpid()
+
+
+def test_isolated_failures_are_results() -> None:
+    """Child exceptions, crashes and unsendable results become tool errors."""
+    ex = ToolExecutor(registry())
+    failed = ex.run_sync("explode")
+    assert failed.error_kind is ErrorKind.TOOL_ERROR
+    assert "ValueError" in (failed.error or "")
+    assert "bad input in child" in (failed.error or "")
+    hidden = ex.run_sync("secret_failure")
+    assert "PermissionError" in (hidden.error or "")
+    assert "abc123" not in (hidden.error or "")
+    crashed = asyncio.run(ex.run("crash"))
+    assert crashed.error_kind is ErrorKind.TOOL_ERROR
+    assert "code 7" in (crashed.error or "")
+    lost = ex.run_sync("unpicklable")
+    assert lost.error_kind is ErrorKind.TOOL_ERROR
+    assert "cannot be sent back" in (lost.error or "")
+
+
+def test_isolation_needs_an_importable_handler() -> None:
+    """A local function cannot run isolated: the call fails as a misconfigured tool."""
+
+    @tool(isolated=True)
+    def local() -> None:
+        """Defined inside a test."""
+
+    result = ToolExecutor(ToolRegistry([local])).run_sync("local")
+    assert result.error_kind is ErrorKind.TOOL_ERROR
+    assert result.metadata["retryable"] is False
+    assert "module-level" in result.metadata["definition_error"]
+
+
+def test_isolated_and_cheap_conflict() -> None:
+    """A tool cannot be both cheap and isolated."""
+    with pytest.raises(ToolDefinitionError, match="both cheap"):
+
+        @tool(isolated=True, cheap=True)
+        def both() -> None:
+            """Contradictory."""
