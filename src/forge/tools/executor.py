@@ -308,6 +308,8 @@ class ToolExecutor:
                     await call(index, item)
 
             tasks.extend(loop.create_task(worker()) for _ in range(limit))
+        if not tasks:
+            return results
         try:
             await asyncio.wait(tasks)
         except asyncio.CancelledError:
@@ -402,7 +404,17 @@ class ToolExecutor:
                 calls, context, parallel=True, max_concurrency=max_concurrency, timeout=timeout
             )
             return _run_coroutine(batch)  # type: ignore[no-any-return]
-        return [self.execute_call_sync(c, context, timeout=timeout) for c in calls]
+        ctx = context or self._context
+        results = []
+        for item in calls:
+            call = _coerce_call(item)
+            if isinstance(call, ToolResult):
+                results.append(call)
+            else:
+                results.append(
+                    self.run_sync(call.name, call.arguments, ctx, call_id=call.id, timeout=timeout)
+                )
+        return results
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -529,13 +541,18 @@ class ToolExecutor:
         return self._outcome(call, result)
 
     async def _proceed(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        stopped = await self._before_hooks(call)
-        if stopped is not None:
-            return stopped
+        if self._before or self._policy is not None or call.context.permissions is not None:
+            stopped = await self._before_hooks(call)
+            if stopped is not None:
+                return stopped
         if call.context.dry_run:
             return failures.dry_run(call.name)
+        limiters = self._limiters(call.tool)  # type: ignore[arg-type]
+        running = (
+            self._limited(call, compiled, limiters) if limiters else self._invoke(call, compiled)
+        )
         try:
-            result: ToolResult = await guard(self._limited(call, compiled), call.timeout)
+            result: ToolResult = await guard(running, call.timeout)
         except Expired:
             return failures.timeout(call.name, call.timeout)
         except asyncio.CancelledError:
@@ -544,10 +561,12 @@ class ToolExecutor:
             return failures.cancelled(call.name)
         return result
 
-    async def _limited(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+    async def _limited(
+        self, call: ToolInvocation, compiled: Compiled, limiters: list[Limiter]
+    ) -> ToolResult:
         held: list[Limiter] = []
         try:
-            for limiter in self._limiters(call.tool):  # type: ignore[arg-type]
+            for limiter in limiters:
                 await limiter.acquire()
                 held.append(limiter)
             return await self._invoke(call, compiled)
