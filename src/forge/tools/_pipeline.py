@@ -1,4 +1,4 @@
-"""What both entry points of `ToolExecutor` share (hooks, permissions, limits), and the sync path."""
+"""What the two entry points of `ToolExecutor` share, and its sync path (internal)."""
 
 from __future__ import annotations
 
