@@ -276,20 +276,11 @@ class ToolExecutor(Pipeline):
         results: list[Any] = [None] * len(items)
         fatal: list[BaseException] = []
         tasks: list[asyncio.Task[None]] = []
-        run = self._run
+        one = self._one
 
         async def call(index: int, item: ToolCall | ToolResult) -> None:
             try:
-                if isinstance(item, ToolResult):
-                    results[index] = item
-                    return
-                arguments: Any = item.arguments  # a ToolCall may carry the raw JSON text
-                if type(arguments) is str:
-                    results[index] = await self.run(
-                        item.name, arguments, ctx, call_id=item.id, timeout=timeout
-                    )
-                else:
-                    results[index] = await run(item.name, arguments, ctx, item.id, timeout)
+                results[index] = await one(item, ctx, timeout)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:
@@ -313,15 +304,7 @@ class ToolExecutor(Pipeline):
                     await call(index, item)
 
             tasks.extend(loop.create_task(worker()) for _ in range(limit))
-        if not tasks:
-            return results
-        try:
-            await asyncio.wait(tasks)
-        except asyncio.CancelledError:
-            for task in tasks:
-                task.cancel()
-            await asyncio.wait(tasks)
-            raise
+        await _wait_all(tasks)
         if fatal:
             raise fatal[0]
         return results
@@ -343,7 +326,10 @@ class ToolExecutor(Pipeline):
     ) -> ToolResult:
         if isinstance(item, ToolResult):
             return item
-        return await self.run(item.name, item.arguments, ctx, call_id=item.id, timeout=timeout)
+        arguments: Any = item.arguments  # a ToolCall may carry the raw JSON text
+        if type(arguments) is str:
+            return await self.run(item.name, arguments, ctx, call_id=item.id, timeout=timeout)
+        return await self._run(item.name, arguments, ctx, item.id, timeout)
 
     # -- sync entry points -----------------------------------------------------------
 
@@ -598,3 +584,16 @@ class ToolExecutor(Pipeline):
         except BaseException:
             self._abandon(running)
             raise
+
+
+async def _wait_all(tasks: list[asyncio.Task[None]]) -> None:
+    """Wait for every task; if the waiter is cancelled, cancel them and wait for them too."""
+    if not tasks:
+        return
+    try:
+        await asyncio.wait(tasks)
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+        raise
