@@ -276,11 +276,15 @@ class ToolExecutor(Pipeline):
         results: list[Any] = [None] * len(items)
         fatal: list[BaseException] = []
         tasks: list[asyncio.Task[None]] = []
-        one = self._one
+        one, run = self._one, self._run
 
         async def call(index: int, item: ToolCall | ToolResult) -> None:
             try:
-                results[index] = await one(item, ctx, timeout)
+                arguments: Any = getattr(item, "arguments", None)
+                if type(arguments) is dict:  # the common case, one coroutine layer less
+                    results[index] = await run(item.name, arguments, ctx, item.id, timeout)  # type: ignore[union-attr]
+                else:
+                    results[index] = await one(item, ctx, timeout)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:
