@@ -13,8 +13,6 @@ if TYPE_CHECKING:
     from forge.tools.context import ExecutionContext
     from forge.tools.tool import Tool
 
-MAX_ERROR_CHARS = 2000  # kept for callers; see forge.tools.failures.MAX_MESSAGE_CHARS
-
 
 def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
     """Build the per-tool sync and async runners, specialised for the handler kind.

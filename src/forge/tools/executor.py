@@ -48,26 +48,36 @@ sync handler on a worker thread is abandoned, as on timeout.
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import inspect
-import logging
 import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from forge.core.errors import ToolDefinitionError, ToolValidationError
-from forge.core.logging import get_logger
 from forge.tools import failures
 from forge.tools._deadline import Expired, guard
 from forge.tools._limits import Limiter
-from forge.tools._run import _run_coroutine, call_sync, failure, finish, invalid, start_async
+from forge.tools._pipeline import Pipeline
+from forge.tools._run import _run_coroutine, call_sync, failure, finish, start_async
+from forge.tools._steps import (
+    JSON_SCALARS,
+    TRACE,
+    _cancelling,
+    _check_limit,
+    _checked,
+    _coerce_call,
+    _log_outcome,
+    _log_start,
+    _parse_json,
+    _rejected,
+    _validate,
+    logger,
+)
 from forge.tools._workers import Workers
 from forge.tools.calls import ToolCall
 from forge.tools.context import ExecutionContext
 from forge.tools.hooks import ToolInvocation, bound_methods
-from forge.tools.results import ErrorKind, ToolResult, _ok_for
+from forge.tools.results import ToolResult, _ok_for
 
 if TYPE_CHECKING:
     from forge.tools._sources import Compiled
@@ -78,13 +88,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolExecutor"]
 
-logger = get_logger("tools.executor")
-_TRACE, _FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-_to_jsonable: Any = None
 
-
-class ToolExecutor:
+class ToolExecutor(Pipeline):
     """Runs tool calls from a registry (seed 004's executor, and SPEC §5).
 
     Args:
@@ -271,20 +276,15 @@ class ToolExecutor:
         results: list[Any] = [None] * len(items)
         fatal: list[BaseException] = []
         tasks: list[asyncio.Task[None]] = []
-        run = self._run
+        one, run = self._one, self._run
 
         async def call(index: int, item: ToolCall | ToolResult) -> None:
             try:
-                if isinstance(item, ToolResult):
-                    results[index] = item
-                    return
-                arguments: Any = item.arguments  # a ToolCall may carry the raw JSON text
-                if type(arguments) is str:
-                    results[index] = await self.run(
-                        item.name, arguments, ctx, call_id=item.id, timeout=timeout
-                    )
+                arguments: Any = getattr(item, "arguments", None)
+                if type(arguments) is dict:  # the common case, one coroutine layer less
+                    results[index] = await run(item.name, arguments, ctx, item.id, timeout)  # type: ignore[union-attr]
                 else:
-                    results[index] = await run(item.name, arguments, ctx, item.id, timeout)
+                    results[index] = await one(item, ctx, timeout)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:
@@ -308,13 +308,7 @@ class ToolExecutor:
                     await call(index, item)
 
             tasks.extend(loop.create_task(worker()) for _ in range(limit))
-        try:
-            await asyncio.wait(tasks)
-        except asyncio.CancelledError:
-            for task in tasks:
-                task.cancel()
-            await asyncio.wait(tasks)
-            raise
+        await _wait_all(tasks)
         if fatal:
             raise fatal[0]
         return results
@@ -336,7 +330,10 @@ class ToolExecutor:
     ) -> ToolResult:
         if isinstance(item, ToolResult):
             return item
-        return await self.run(item.name, item.arguments, ctx, call_id=item.id, timeout=timeout)
+        arguments: Any = item.arguments  # a ToolCall may carry the raw JSON text
+        if type(arguments) is str:
+            return await self.run(item.name, arguments, ctx, call_id=item.id, timeout=timeout)
+        return await self._run(item.name, arguments, ctx, item.id, timeout)
 
     # -- sync entry points -----------------------------------------------------------
 
@@ -402,7 +399,17 @@ class ToolExecutor:
                 calls, context, parallel=True, max_concurrency=max_concurrency, timeout=timeout
             )
             return _run_coroutine(batch)  # type: ignore[no-any-return]
-        return [self.execute_call_sync(c, context, timeout=timeout) for c in calls]
+        ctx = context or self._context
+        results = []
+        for item in calls:
+            call = _coerce_call(item)
+            if isinstance(call, ToolResult):
+                results.append(call)
+            else:
+                results.append(
+                    self.run_sync(call.name, call.arguments, ctx, call_id=call.id, timeout=timeout)
+                )
+        return results
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -444,7 +451,7 @@ class ToolExecutor:
             or tool.max_concurrency is not None or tool.isolated
         ):  # fmt: skip
             return await self._run_full(name, tool, args, ctx, call_id, timeout)
-        logged = logger.isEnabledFor(_TRACE)
+        logged = logger.isEnabledFor(TRACE)
         started = None
         if logged:
             _log_start(name, call_id, args)
@@ -471,7 +478,7 @@ class ToolExecutor:
                 except Exception as exc:
                     result = failure(tool, exc)
                 else:
-                    if type(out) in _JSON_SCALARS:
+                    if type(out) in JSON_SCALARS:
                         result = _ok_for(out, name, call_id)
                         if logged:
                             _log_outcome(name, result, started)
@@ -529,13 +536,18 @@ class ToolExecutor:
         return self._outcome(call, result)
 
     async def _proceed(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        stopped = await self._before_hooks(call)
-        if stopped is not None:
-            return stopped
+        if self._before or self._policy is not None or call.context.permissions is not None:
+            stopped = await self._before_hooks(call)
+            if stopped is not None:
+                return stopped
         if call.context.dry_run:
             return failures.dry_run(call.name)
+        limiters = self._limiters(call.tool)  # type: ignore[arg-type]
+        running = (
+            self._limited(call, compiled, limiters) if limiters else self._invoke(call, compiled)
+        )
         try:
-            result: ToolResult = await guard(self._limited(call, compiled), call.timeout)
+            result: ToolResult = await guard(running, call.timeout)
         except Expired:
             return failures.timeout(call.name, call.timeout)
         except asyncio.CancelledError:
@@ -544,10 +556,12 @@ class ToolExecutor:
             return failures.cancelled(call.name)
         return result
 
-    async def _limited(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+    async def _limited(
+        self, call: ToolInvocation, compiled: Compiled, limiters: list[Limiter]
+    ) -> ToolResult:
         held: list[Limiter] = []
         try:
-            for limiter in self._limiters(call.tool):  # type: ignore[arg-type]
+            for limiter in limiters:
                 await limiter.acquire()
                 held.append(limiter)
             return await self._invoke(call, compiled)
@@ -575,471 +589,15 @@ class ToolExecutor:
             self._abandon(running)
             raise
 
-    async def _isolated(self, call: ToolInvocation) -> ToolResult:
-        from forge.tools._isolation import IsolatedCall, target_of
 
-        tool: Tool = call.tool  # type: ignore[assignment]
-        try:
-            target = target_of(tool)
-        except ToolDefinitionError as exc:
-            return failures.misconfigured(tool.name, exc)
-        process = IsolatedCall(target, call.kwargs or {}, call.context)
-        process.start()
-        try:
-            outcome = await asyncio.wrap_future(self._threads().submit(process.wait, None))
-        except BaseException:  # the deadline passed or the call was cancelled: kill it
-            process.kill()
-            raise
-        return _from_outcome(tool, outcome)
-
-    async def _before_hooks(self, call: ToolInvocation) -> ToolResult | None:
-        policies = self._policies(call.context)
-        if policies:
-            from forge.tools.permissions import authorize
-
-            decision = await authorize(
-                _request(call), policies, call.context.approve or self._approve
-            )
-            if decision.action != "allow":
-                return failures.denied(call.name, decision.reason)
-        for hook in self._before:
-            try:
-                answer = hook(call)
-                if inspect.isawaitable(answer):
-                    answer = await answer
-            except Exception:
-                return _hook_failed(hook, call)
-            if answer is not None:
-                return _hook_result(hook, call, answer)
-        return None
-
-    async def _after_hooks(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
-        for hook in self._after:
-            try:
-                answer = hook(call, result)
-                if inspect.isawaitable(answer):
-                    answer = await answer
-            except Exception:
-                logger.exception("after_call hook %r failed for tool %r", hook, call.name)
-                continue
-            if isinstance(answer, ToolResult):
-                result = answer
-        return result
-
-    async def _finish_early(
-        self, name: str, args: Any, ctx: ExecutionContext, call_id: str | None, result: ToolResult
-    ) -> ToolResult:
-        """A call that failed before lookup (bad JSON): the after-hooks still see it."""
-        call = self._invocation(name, self._get(name), args, ctx, call_id, None)
-        if self._after:
-            result = await self._after_hooks(call, result.for_call(call_id, name))
-        return self._outcome(call, result)
-
-    # -- the sync pipeline ---------------------------------------------------------------
-
-    def _run_sync(  # noqa: PLR0917 - internal, positional like _run
-        self,
-        name: str,
-        tool: Tool | None,
-        args: Any,
-        ctx: ExecutionContext,
-        call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:
-        if (
-            tool is None or not self._plain or ctx.dry_run or ctx.permissions is not None
-            or tool.max_concurrency is not None or tool.isolated
-            or (not tool.cheap and (timeout is not None or tool.timeout is not None))
-        ):  # fmt: skip
-            return self._run_sync_full(name, tool, args, ctx, call_id, timeout)
-        logged = logger.isEnabledFor(_TRACE)
-        started = None
-        if logged:
-            _log_start(name, call_id, args)
-            started = time.perf_counter()
-        try:
-            compiled = tool._compiled or tool.compile_()
-            if compiled.validate_python is None:
-                _check_depth(tool.name, args)
-            result = _checked(compiled.run_sync(args, ctx))
-        except Exception as exc:  # the runner validates first: its errors are the model's
-            result = _rejected(tool, exc)
-        if call_id is not None:
-            result = result.for_call(call_id, name)
-        if logged or not result.success:
-            _log_outcome(name, result, started)
-        return result
-
-    def _run_sync_full(  # noqa: PLR0917 - internal, positional like _run
-        self,
-        name: str,
-        tool: Tool | None,
-        args: Any,
-        ctx: ExecutionContext,
-        call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:
-        call, compiled, result = self._prepare(name, tool, args, ctx, call_id, timeout)
-        if result is None:
-            result = self._before_hooks_sync(call)
-            if result is None:
-                if ctx.dry_run:
-                    result = failures.dry_run(name)
-                else:
-                    enforce = timeout is not None or call.tool.timeout is not None  # type: ignore[union-attr]
-                    result = self._execute_sync(call, compiled, enforce)
-        result = self._after_hooks_sync(call, result)
-        return self._outcome(call, result)
-
-    def _execute_sync(self, call: ToolInvocation, compiled: Compiled, enforce: bool) -> ToolResult:
-        tool: Tool = call.tool  # type: ignore[assignment]
-        deadline = time.monotonic() + call.timeout
-        held: list[Limiter] = []
-        try:
-            for limiter in self._limiters(tool):
-                if not limiter.acquire_sync(deadline - time.monotonic()):
-                    return failures.timeout(call.name, call.timeout)
-                held.append(limiter)
-            if tool.isolated:
-                return self._isolated_sync(call, deadline)
-            kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
-            if tool.cheap or not enforce:
-                return _checked(call_sync(tool, compiled, kwargs, call.context))
-            running = self._submit(tool, compiled, kwargs, call.context)
-            try:
-                return _checked(running.result(timeout=max(deadline - time.monotonic(), 0)))
-            except TimeoutError:
-                self._abandon(running)
-                return failures.timeout(call.name, call.timeout)
-            except BaseException:
-                self._abandon(running)
-                raise
-        finally:
-            for limiter in reversed(held):
-                limiter.release()
-
-    def _isolated_sync(self, call: ToolInvocation, deadline: float) -> ToolResult:
-        from forge.tools._isolation import IsolatedCall, target_of
-
-        tool: Tool = call.tool  # type: ignore[assignment]
-        try:
-            target = target_of(tool)
-        except ToolDefinitionError as exc:
-            return failures.misconfigured(tool.name, exc)
-        process = IsolatedCall(target, call.kwargs or {}, call.context)
-        process.start()
-        try:
-            outcome = process.wait(max(deadline - time.monotonic(), 0))
-        except BaseException:
-            process.kill()
-            raise
-        if outcome is None:
-            return failures.timeout(call.name, call.timeout)
-        return _from_outcome(tool, outcome)
-
-    def _before_hooks_sync(self, call: ToolInvocation) -> ToolResult | None:
-        policies = self._policies(call.context)
-        if policies:
-            from forge.tools.permissions import authorize_sync
-
-            decision = authorize_sync(
-                _request(call), policies, call.context.approve or self._approve
-            )
-            if decision.action != "allow":
-                return failures.denied(call.name, decision.reason)
-        for hook in self._before:
-            try:
-                answer = _resolve(hook(call))
-            except Exception:
-                return _hook_failed(hook, call)
-            if answer is not None:
-                return _hook_result(hook, call, answer)
-        return None
-
-    def _after_hooks_sync(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
-        for hook in self._after:
-            try:
-                answer = _resolve(hook(call, result))
-            except Exception:
-                logger.exception("after_call hook %r failed for tool %r", hook, call.name)
-                continue
-            if isinstance(answer, ToolResult):
-                result = answer
-        return result
-
-    def _finish_early_sync(
-        self, name: str, args: Any, ctx: ExecutionContext, call_id: str | None, result: ToolResult
-    ) -> ToolResult:
-        call = self._invocation(name, self._get(name), args, ctx, call_id, None)
-        if self._after:
-            result = self._after_hooks_sync(call, result.for_call(call_id, name))
-        return self._outcome(call, result)
-
-    # -- shared steps -------------------------------------------------------------------
-
-    def _invocation(  # noqa: PLR0917 - internal, positional like _run
-        self,
-        name: str,
-        tool: Tool | None,
-        args: Any,
-        ctx: ExecutionContext,
-        call_id: str | None,
-        timeout: float | None,
-    ) -> ToolInvocation:
-        seconds = timeout or (tool.timeout if tool is not None else None) or ctx.timeout
-        return ToolInvocation(
-            name=name, tool=tool, arguments=args, kwargs=None, context=ctx, call_id=call_id,
-            timeout=seconds, started=time.perf_counter(),
-        )  # fmt: skip
-
-    def _prepare(  # noqa: PLR0917 - internal, positional like _run
-        self,
-        name: str,
-        tool: Tool | None,
-        args: Any,
-        ctx: ExecutionContext,
-        call_id: str | None,
-        timeout: float | None,
-    ) -> tuple[ToolInvocation, Any, ToolResult | None]:
-        """Lookup and validation; returns the invocation, the compiled tool or a failure."""
-        call = self._invocation(name, tool, args, ctx, call_id, timeout)
-        if logger.isEnabledFor(_TRACE):
-            _log_start(name, call_id, args)
-        if tool is None:
-            return call, None, failures.unknown_tool(name, self._registry.names())
-        try:
-            compiled = tool._compiled or tool.compile_()
-            call.kwargs = _validate(tool, compiled, args)
-        except Exception as exc:
-            return call, None, _rejected(tool, exc)
-        return call, compiled, None
-
-    def _outcome(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
-        if result.call_id != call.call_id or result.tool_name is None:
-            result = result.for_call(call.call_id, result.tool_name or call.name)
-        if not result.success or logger.isEnabledFor(_TRACE):
-            _log_outcome(call.name, result, call.started)
-        return result
-
-    def _policies(self, ctx: ExecutionContext) -> tuple[PermissionPolicy, ...]:
-        own, theirs = self._policy, ctx.permissions
-        if own is None:
-            return () if theirs is None else (theirs,)
-        return (own,) if theirs is None or theirs is own else (own, theirs)
-
-    def _limiters(self, tool: Tool) -> list[Limiter]:
-        out = [] if self._limiter is None else [self._limiter]
-        limit = tool.max_concurrency
-        if limit is not None:
-            limiter = self._tool_limiters.get(tool.name)
-            if limiter is None or limiter.limit != limit:
-                with self._lock:
-                    limiter = self._tool_limiters.get(tool.name)
-                    if limiter is None or limiter.limit != limit:
-                        limiter = self._tool_limiters[tool.name] = Limiter(limit)
-            out.append(limiter)
-        return out
-
-    def _threads(self) -> Workers:
-        pool = self._pool
-        if pool is None:
-            with self._lock:
-                pool = self._pool
-                if pool is None:
-                    pool = self._pool = Workers(self._max_threads)
-        return pool
-
-    def _submit(
-        self, tool: Tool, compiled: Compiled, kwargs: dict[str, Any], ctx: ExecutionContext
-    ) -> Future[ToolResult]:
-        run = contextvars.copy_context().run
-        return self._threads().submit(run, call_sync, tool, compiled, kwargs, ctx)
-
-    def _abandon(self, running: Future[Any]) -> None:
-        """Forget a thread's call; one still running is counted until it ends."""
-        if running.cancel() or running.done():
-            return
-        self._abandoned.add(running)
-        running.add_done_callback(self._abandoned.discard)
-
-
-# -- helpers --------------------------------------------------------------------------------
-
-
-def _check_limit(what: str, value: int | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise ValueError(f"{what} must be a positive integer or None, got {value!r}")
-
-
-def _cancelling() -> bool:
-    """Whether the current task has been asked to cancel (not just hit a stray CancelledError)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def _rejected(tool: Tool, exc: Exception) -> ToolResult:
-    """Validation (or compilation) failed: the model's arguments, or the tool's definition."""
-    if isinstance(exc, ToolValidationError):
-        return invalid(tool.name, exc, tool)
-    if isinstance(exc, ToolDefinitionError):
-        return failures.misconfigured(tool.name, exc)
-    # A validator that gives up (RecursionError on absurdly deep input, ...) still rejects.
-    why = _TOO_DEEP if isinstance(exc, RecursionError) else f"rejected ({type(exc).__name__})"
-    return invalid(tool.name, _validation_error(tool.name, why), tool)
-
-
-MAX_DEPTH = 256
-"""The deepest nesting of arguments accepted (deeper input can crash native validators)."""
-_TOO_DEEP = f"the arguments are nested more than {MAX_DEPTH} levels deep"
-
-
-def _validation_error(name: str, message: str) -> ToolValidationError:
-    from forge.core.errors import FieldError
-
-    return ToolValidationError(name, [FieldError(path="", kind="type", message=message)])
-
-
-def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
-    """The tool's compiled validation, calling pydantic-core directly when it can."""
-    validate_python = compiled.validate_python
-    if validate_python is None:
-        _check_depth(tool.name, args)
-        return compiled.validate(args)
-    if type(args) is dict:
-        try:
-            kwargs: dict[str, Any] = validate_python(args)[1]
-        except Exception:
-            return compiled.validate(args)  # raises ToolValidationError naming every field
-        return kwargs
-    return compiled.validate(args)
-
-
-def _check_depth(name: str, args: Any) -> None:
-    """Reject absurdly nested arguments before a native validator recurses into them.
-
-    jsonschema-rs overflows the C stack (the process dies) on input nested some
-    tens of thousands of levels deep under a recursive schema. JSON text parsed
-    with `json` cannot get that deep, but Python callers can pass anything.
-    """
-    if not isinstance(args, Mapping):
+async def _wait_all(tasks: list[asyncio.Task[None]]) -> None:
+    """Wait for every task; if the waiter is cancelled, cancel them and wait for them too."""
+    if not tasks:
         return
-    stack = [(v, 2) for v in args.values() if isinstance(v, Mapping | list | tuple)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise _validation_error(name, _TOO_DEEP)
-        children = value.values() if isinstance(value, Mapping) else value
-        stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
-
-
-def _checked(result: ToolResult) -> ToolResult:
-    """Keep results a model can receive: JSON-able output, messages within the size limit."""
-    if not result.success:
-        error = result.error
-        if error is not None and len(error) > failures.MAX_MESSAGE_CHARS:
-            return result.replace(error=failures.limit(error))
-        return result
-    out = result.output
-    if type(out) in _JSON_SCALARS:
-        return result
-    global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
-    if _to_jsonable is None:
-        from pydantic_core import to_jsonable_python
-
-        _to_jsonable = to_jsonable_python
     try:
-        _to_jsonable(out)
-    except Exception as exc:
-        detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
-        return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
-    return result
-
-
-def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
-    if outcome[0] == "ok":
-        return _checked(finish(outcome[1], tool.name))
-    if outcome[0] == "error":
-        _, type_name, message, trace = outcome
-        return failures.exception_failure(tool.name, type_name, message, trace, tool.error_details)
-    return failures.exception_failure(tool.name, "ProcessError", outcome[1], None, "message")
-
-
-def _parse_json(name: str, text: str) -> Any:
-    import json
-
-    try:
-        return json.loads(text) if text.strip() else {}
-    except (ValueError, RecursionError) as exc:
-        return failures.invalid_json(name, str(exc)[:200])
-
-
-def _coerce_call(item: Any) -> ToolCall | ToolResult:
-    try:
-        return ToolCall.coerce(item)
-    except (TypeError, ValueError) as exc:
-        name = item.get("name") if isinstance(item, Mapping) else None
-        return ToolResult.fail(
-            failures.limit(f"This tool call is malformed: {exc}. Send a call with a tool name "
-                           "and a JSON object of arguments."),
-            error_kind=ErrorKind.INVALID_JSON, retryable=True,
-        ).for_call(None, name if isinstance(name, str) else None)  # fmt: skip
-
-
-def _request(call: ToolInvocation) -> Any:
-    from forge.tools.permissions import PermissionRequest
-
-    return PermissionRequest(
-        tool=call.tool,  # type: ignore[arg-type]
-        arguments=call.kwargs or {},
-        context=call.context,
-        call_id=call.call_id,
-    )
-
-
-def _resolve(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return _run_coroutine(_await(value))
-    return value
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
-
-
-def _hook_failed(hook: Any, call: ToolInvocation) -> ToolResult:
-    logger.exception("before_call hook %r failed for tool %r", hook, call.name)
-    return _internal_failure(call)
-
-
-def _hook_result(hook: Any, call: ToolInvocation, answer: Any) -> ToolResult:
-    if isinstance(answer, ToolResult):
-        return answer
-    logger.error("before_call hook %r returned %r instead of a ToolResult or None", hook, answer)
-    return _internal_failure(call)
-
-
-def _internal_failure(call: ToolInvocation) -> ToolResult:
-    return ToolResult.fail(
-        f"Tool {call.name!r} could not run: an internal check failed. Do not retry it.",
-        error_kind=ErrorKind.TOOL_ERROR,
-        retryable=False,
-    )
-
-
-def _log_start(name: str, call_id: str | None, args: Any) -> None:
-    logger.debug(
-        "Executing tool: %.100s%s with %.300r",
-        name,
-        f" (call {call_id:.100})" if call_id else "",
-        args,
-    )
-
-
-def _log_outcome(name: str, result: ToolResult, started: float | None) -> None:
-    took = f" in {(time.perf_counter() - started) * 1e3:.1f} ms" if started is not None else ""
-    if result.success:
-        logger.debug("Tool %.100s succeeded%s", name, took)
-    elif logger.isEnabledFor(_FAILED):
-        logger.info(
-            "Tool %.100s failed (%s)%s: %.500s", name, result.error_kind, took, result.error
-        )
+        await asyncio.wait(tasks)
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+        raise

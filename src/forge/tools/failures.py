@@ -43,6 +43,7 @@ MAX_MESSAGE_CHARS = 2000
 """The longest ``error`` a failed result carries; longer text is cut and ends with ``...``."""
 _EXCERPT_CHARS = 700
 _LISTED_TOOLS = 50
+_SUGGEST_AMONG = 2000
 
 ErrorDetails = Literal["message", "type", "traceback"]
 """How much of a handler's exception reaches the model.
@@ -66,8 +67,15 @@ def unknown_tool(name: str, available: Sequence[str]) -> ToolResult:
     """No tool has this name: name the closest ones and list what exists."""
     import difflib
 
-    shown = ", ".join(available[:_LISTED_TOOLS]) + (", ..." if len(available) > 50 else "")
-    close = difflib.get_close_matches(str(name), list(available), n=3) if available else []
+    shown = ", ".join(available[:_LISTED_TOOLS]) + (
+        ", ..." if len(available) > _LISTED_TOOLS else ""
+    )
+    # difflib is quadratic-ish: past a few thousand tools a suggestion costs more than it helps
+    close = (
+        difflib.get_close_matches(str(name)[:200], list(available), n=3)
+        if (available and len(available) <= _SUGGEST_AMONG)
+        else []
+    )
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return _fail(
         f"Unknown tool: {name}.{hint} Call one of the available tools: {shown or '(none)'}.",

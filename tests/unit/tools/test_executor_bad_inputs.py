@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from forge.tools import ErrorKind, ToolCall, ToolRegistry
@@ -211,3 +213,32 @@ def test_base_exceptions_are_not_swallowed(handler: Any, expected: type[BaseExce
     with pytest.raises(expected):
         asyncio.run(ex.execute_all([ToolCall.create(name), ToolCall.create(name)]))
     assert ex.run_sync("missing").error_kind is ErrorKind.UNKNOWN_TOOL  # still usable
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+EXPECTED_KINDS = {None, ErrorKind.INVALID_ARGUMENTS, ErrorKind.INVALID_JSON}
+
+
+@settings(max_examples=150, deadline=None)
+@given(arguments=JSON_VALUES, name=st.sampled_from(["add", "scale", "tree", "recursive"]))
+def test_any_json_value_as_arguments_is_a_result(
+    executor: ToolExecutor, arguments: Any, name: str
+) -> None:
+    """Whatever JSON value arrives as arguments, the executor answers with a result."""
+    result = executor.run_sync(name, arguments)
+    assert result.error_kind in EXPECTED_KINDS
+    assert len(result.error or "") <= MAX_MESSAGE_CHARS
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=40))
+def test_any_text_as_arguments_is_a_result(executor: ToolExecutor, text: str) -> None:
+    """Arbitrary arguments text is parsed or rejected as invalid_json, never raised."""
+    result = asyncio.run(executor.run("add", text))
+    assert result.error_kind in EXPECTED_KINDS

@@ -258,6 +258,22 @@ def test_sync_tools_in_a_batch_run_on_worker_threads() -> None:
     ex.close()
 
 
+def test_a_batch_of_cheap_sync_calls_runs_inline_in_order() -> None:
+    """Cheap sync calls in a parallel batch run inline (no tasks) and keep their order."""
+
+    @tool(cheap=True)
+    def cheap_double(i: int) -> int:
+        """Return 2 * i, inline."""
+        return 2 * i
+
+    ex = ToolExecutor(ToolRegistry([cheap_double, nap]))
+    only_cheap = [ToolCall(f"c{i}", "cheap_double", {"i": i}) for i in range(50)]
+    results = asyncio.run(ex.execute_all(only_cheap))
+    assert [(r.call_id, r.output) for r in results] == [(f"c{i}", 2 * i) for i in range(50)]
+    mixed = [ToolCall.create("nap", {"i": 1}), ToolCall.create("cheap_double", {"i": 2})]
+    assert [r.output for r in asyncio.run(ex.execute_all(mixed))] == [1, 4]
+
+
 # -- the limiter itself --------------------------------------------------------------------
 
 

@@ -1,0 +1,206 @@
+"""The executor's small steps: validation, output checks, call parsing, hook and log helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.core.logging import get_logger
+from forge.tools import failures
+from forge.tools._run import _run_coroutine, finish, invalid
+from forge.tools.calls import ToolCall
+from forge.tools.results import ErrorKind, ToolResult
+
+if TYPE_CHECKING:
+    from forge.tools._sources import Compiled
+    from forge.tools.hooks import ToolInvocation
+    from forge.tools.tool import Tool
+
+logger = get_logger("tools.executor")
+TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
+JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+_to_jsonable: Any = None
+
+
+def _check_limit(what: str, value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(f"{what} must be a positive integer or None, got {value!r}")
+
+
+def _cancelling() -> bool:
+    """Whether the current task has been asked to cancel (not just hit a stray CancelledError)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _rejected(tool: Tool, exc: Exception) -> ToolResult:
+    """Validation (or compilation) failed: the model's arguments, or the tool's definition."""
+    if isinstance(exc, ToolValidationError):
+        return invalid(tool.name, exc, tool)
+    if isinstance(exc, ToolDefinitionError):
+        return failures.misconfigured(tool.name, exc)
+    # A validator that gives up (RecursionError on absurdly deep input, ...) still rejects.
+    why = _TOO_DEEP if isinstance(exc, RecursionError) else f"rejected ({type(exc).__name__})"
+    return invalid(tool.name, _validation_error(tool.name, why), tool)
+
+
+MAX_DEPTH = 256
+"""The deepest nesting of arguments accepted (deeper input can crash native validators)."""
+_TOO_DEEP = f"the arguments are nested more than {MAX_DEPTH} levels deep"
+
+
+def _validation_error(name: str, message: str) -> ToolValidationError:
+    from forge.core.errors import FieldError
+
+    return ToolValidationError(name, [FieldError(path="", kind="type", message=message)])
+
+
+def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
+    """The tool's compiled validation, calling pydantic-core directly when it can."""
+    validate_python = compiled.validate_python
+    if validate_python is None:
+        _check_depth(tool.name, args)
+        return compiled.validate(args)
+    if type(args) is dict:
+        try:
+            kwargs: dict[str, Any] = validate_python(args)[1]
+        except Exception:
+            return compiled.validate(args)  # raises ToolValidationError naming every field
+        return kwargs
+    return compiled.validate(args)
+
+
+def _check_depth(name: str, args: Any) -> None:
+    """Reject absurdly nested arguments before a native validator recurses into them.
+
+    jsonschema-rs overflows the C stack (the process dies) on input nested some
+    tens of thousands of levels deep under a recursive schema. JSON text parsed
+    with `json` cannot get that deep, but Python callers can pass anything.
+    """
+    if not isinstance(args, Mapping):
+        return
+    stack = [(v, 2) for v in args.values() if isinstance(v, Mapping | list | tuple)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _validation_error(name, _TOO_DEEP)
+        children = value.values() if isinstance(value, Mapping) else value
+        stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
+
+
+def _checked(result: ToolResult) -> ToolResult:
+    """Keep results a model can receive: JSON-able output, messages within the size limit."""
+    if not result.success:
+        error = result.error
+        if error is not None and len(error) > failures.MAX_MESSAGE_CHARS:
+            return result.replace(error=failures.limit(error))
+        return result
+    out = result.output
+    if type(out) in JSON_SCALARS:
+        return result
+    global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
+    if _to_jsonable is None:
+        from pydantic_core import to_jsonable_python
+
+        _to_jsonable = to_jsonable_python
+    try:
+        _to_jsonable(out)
+    except Exception as exc:
+        detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+        return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
+    return result
+
+
+def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
+    if outcome[0] == "ok":
+        return _checked(finish(outcome[1], tool.name))
+    if outcome[0] == "error":
+        _, type_name, message, trace = outcome
+        return failures.exception_failure(tool.name, type_name, message, trace, tool.error_details)
+    return failures.exception_failure(tool.name, "ProcessError", outcome[1], None, "message")
+
+
+def _parse_json(name: str, text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError) as exc:
+        return failures.invalid_json(name, str(exc)[:200])
+
+
+def _coerce_call(item: Any) -> ToolCall | ToolResult:
+    try:
+        return ToolCall.coerce(item)
+    except (TypeError, ValueError) as exc:
+        name = item.get("name") if isinstance(item, Mapping) else None
+        return ToolResult.fail(
+            failures.limit(f"This tool call is malformed: {exc}. Send a call with a tool name "
+                           "and a JSON object of arguments."),
+            error_kind=ErrorKind.INVALID_JSON, retryable=True,
+        ).for_call(None, name if isinstance(name, str) else None)  # fmt: skip
+
+
+def _request(call: ToolInvocation) -> Any:
+    from forge.tools.permissions import PermissionRequest
+
+    return PermissionRequest(
+        tool=call.tool,  # type: ignore[arg-type]
+        arguments=call.kwargs or {},
+        context=call.context,
+        call_id=call.call_id,
+    )
+
+
+def _resolve(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return _run_coroutine(_await(value))
+    return value
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _hook_failed(hook: Any, call: ToolInvocation) -> ToolResult:
+    logger.exception("before_call hook %r failed for tool %r", hook, call.name)
+    return _internal_failure(call)
+
+
+def _hook_result(hook: Any, call: ToolInvocation, answer: Any) -> ToolResult:
+    if isinstance(answer, ToolResult):
+        return answer
+    logger.error("before_call hook %r returned %r instead of a ToolResult or None", hook, answer)
+    return _internal_failure(call)
+
+
+def _internal_failure(call: ToolInvocation) -> ToolResult:
+    return ToolResult.fail(
+        f"Tool {call.name!r} could not run: an internal check failed. Do not retry it.",
+        error_kind=ErrorKind.TOOL_ERROR,
+        retryable=False,
+    )
+
+
+def _log_start(name: str, call_id: str | None, args: Any) -> None:
+    logger.debug(
+        "Executing tool: %.100s%s with %.300r",
+        name,
+        f" (call {call_id:.100})" if call_id else "",
+        args,
+    )
+
+
+def _log_outcome(name: str, result: ToolResult, started: float | None) -> None:
+    took = f" in {(time.perf_counter() - started) * 1e3:.1f} ms" if started is not None else ""
+    if result.success:
+        logger.debug("Tool %.100s succeeded%s", name, took)
+    elif logger.isEnabledFor(FAILED):
+        logger.info(
+            "Tool %.100s failed (%s)%s: %.500s", name, result.error_kind, took, result.error
+        )
