@@ -7,6 +7,7 @@ import contextvars
 import inspect
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,6 @@ from forge.tools._limits import Limiter
 from forge.tools._run import call_sync
 from forge.tools._steps import (
     TRACE,
-    _check_depth,
     _checked,
     _from_outcome,
     _hook_failed,
@@ -47,6 +47,7 @@ class Pipeline:
     """State and steps `ToolExecutor` builds on (internal)."""
 
     _registry: ToolRegistry
+    _strict: bool
     _get: Callable[[str], Tool | None]
     _context: ExecutionContext
     _policy: PermissionPolicy | None
@@ -86,8 +87,6 @@ class Pipeline:
             started = time.perf_counter()
         try:
             compiled = tool._compiled or tool.compile_()
-            if compiled.validate_python is None:
-                _check_depth(tool.name, args)
             result = _checked(compiled.run_sync(args, ctx))
         except Exception as exc:  # the runner validates first: its errors are the model's
             result = _rejected(tool, exc)
@@ -236,6 +235,10 @@ class Pipeline:
             return call, None, failures.unknown_tool(name, self._registry.names())
         try:
             compiled = tool._compiled or tool.compile_()
+            if self._strict and isinstance(args, Mapping):
+                from forge.tools.formats.strict_args import restore_arguments
+
+                args = restore_arguments(tool.parameters, args)
             call.kwargs = _validate(tool, compiled, args)
         except Exception as exc:
             return call, None, _rejected(tool, exc)

@@ -13,6 +13,7 @@ from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools import failures
 from forge.tools._run import _run_coroutine, finish, invalid
+from forge.tools._validation import TOO_DEEP
 from forge.tools.calls import ToolCall
 from forge.tools.results import ErrorKind, ToolResult
 
@@ -45,13 +46,8 @@ def _rejected(tool: Tool, exc: Exception) -> ToolResult:
     if isinstance(exc, ToolDefinitionError):
         return failures.misconfigured(tool.name, exc)
     # A validator that gives up (RecursionError on absurdly deep input, ...) still rejects.
-    why = _TOO_DEEP if isinstance(exc, RecursionError) else f"rejected ({type(exc).__name__})"
+    why = TOO_DEEP if isinstance(exc, RecursionError) else f"rejected ({type(exc).__name__})"
     return invalid(tool.name, _validation_error(tool.name, why), tool)
-
-
-MAX_DEPTH = 256
-"""The deepest nesting of arguments accepted (deeper input can crash native validators)."""
-_TOO_DEEP = f"the arguments are nested more than {MAX_DEPTH} levels deep"
 
 
 def _validation_error(name: str, message: str) -> ToolValidationError:
@@ -64,7 +60,6 @@ def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
     """The tool's compiled validation, calling pydantic-core directly when it can."""
     validate_python = compiled.validate_python
     if validate_python is None:
-        _check_depth(tool.name, args)
         return compiled.validate(args)
     if type(args) is dict:
         try:
@@ -73,24 +68,6 @@ def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
             return compiled.validate(args)  # raises ToolValidationError naming every field
         return kwargs
     return compiled.validate(args)
-
-
-def _check_depth(name: str, args: Any) -> None:
-    """Reject absurdly nested arguments before a native validator recurses into them.
-
-    jsonschema-rs overflows the C stack (the process dies) on input nested some
-    tens of thousands of levels deep under a recursive schema. JSON text parsed
-    with `json` cannot get that deep, but Python callers can pass anything.
-    """
-    if not isinstance(args, Mapping):
-        return
-    stack = [(v, 2) for v in args.values() if isinstance(v, Mapping | list | tuple)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise _validation_error(name, _TOO_DEEP)
-        children = value.values() if isinstance(value, Mapping) else value
-        stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
 
 
 def _checked(result: ToolResult) -> ToolResult:

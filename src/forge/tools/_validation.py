@@ -116,6 +116,29 @@ def _pydantic_errors(exc: Any) -> list[FieldError]:
     return out
 
 
+MAX_DEPTH = 256
+"""The deepest nesting of arguments accepted (deeper input can crash native validators)."""
+TOO_DEEP = f"the arguments are nested more than {MAX_DEPTH} levels deep"
+
+
+def check_depth(tool_name: str, args: Mapping[str, Any]) -> None:
+    """Reject absurdly nested arguments before a native validator recurses into them.
+
+    jsonschema-rs overflows the C stack (the process dies) on input nested some
+    tens of thousands of levels deep under a recursive schema. JSON text parsed
+    with `json` cannot get that deep, but Python callers can pass anything.
+    """
+    stack = [(v, 2) for v in args.values() if isinstance(v, Mapping | list | tuple)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ToolValidationError(
+                tool_name, [FieldError(path="", kind="type", message=TOO_DEEP)]
+            )
+        children = value.values() if isinstance(value, Mapping) else value
+        stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
+
+
 class SchemaValidator:
     """Validates arguments against a JSON Schema with jsonschema-rs."""
 
@@ -137,6 +160,7 @@ class SchemaValidator:
         """Return the arguments unchanged if valid, else raise `ToolValidationError`."""
         if type(args) is not dict:
             args = _as_arguments(self._tool_name, args)
+        check_depth(self._tool_name, args)
         try:
             valid = self._is_valid(args)
         except (ValueError, TypeError, OverflowError):

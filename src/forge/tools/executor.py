@@ -103,6 +103,9 @@ class ToolExecutor(Pipeline):
         max_concurrency: The most calls running at once across this executor.
         max_threads: Worker threads for sync handlers called from async code (daemon
             threads: a handler abandoned after its timeout never blocks interpreter exit).
+        strict: The calls answer definitions exported with ``to_provider(..., strict=True)``:
+            a ``null`` for a parameter that was optional means "use the default", and
+            free-form values sent as JSON text are decoded (PV-3a), before validation.
     """
 
     def __init__(
@@ -116,8 +119,10 @@ class ToolExecutor(Pipeline):
         metrics: bool | ExecutionMetrics = False,
         max_concurrency: int | None = None,
         max_threads: int = 32,
+        strict: bool = False,
     ) -> None:
         self._registry = registry
+        self._strict = strict
         self._get = registry.get
         self._context = context if context is not None else ExecutionContext()
         self._policy = permissions
@@ -181,7 +186,8 @@ class ToolExecutor(Pipeline):
         self._after = bound_methods(hooks, "after_call")[::-1]
         self._plain = not (
             self._before or self._after or self._limiter is not None or self._policy is not None
-        )
+            or self._strict
+        )  # fmt: skip
 
     def get_all_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
         """Return every tool's definition in a provider's format (``registry.to_provider``)."""
@@ -232,9 +238,24 @@ class ToolExecutor(Pipeline):
         parsed = _coerce_call(call)
         if isinstance(parsed, ToolResult):
             return parsed
+        if parsed.argument_error is not None and self._get(parsed.name) is not None:
+            return await self._invalid_json(parsed, context or self._context)
         return await self.run(
             parsed.name, parsed.arguments, context, call_id=parsed.id, timeout=timeout
         )
+
+    async def _invalid_json(self, call: ToolCall, ctx: ExecutionContext) -> ToolResult:
+        """A call whose arguments could not be decoded: never runs, after-hooks still see it."""
+        from forge.tools._repair import invalid_json_result
+
+        failed = invalid_json_result(call, self._get(call.name))
+        return await self._finish_early(call.name, call.raw_arguments, ctx, call.id, failed)
+
+    def _invalid_json_sync(self, call: ToolCall, ctx: ExecutionContext) -> ToolResult:
+        from forge.tools._repair import invalid_json_result
+
+        failed = invalid_json_result(call, self._get(call.name))
+        return self._finish_early_sync(call.name, call.raw_arguments, ctx, call.id, failed)
 
     async def execute_all(
         self,
@@ -281,7 +302,7 @@ class ToolExecutor(Pipeline):
         async def call(index: int, item: ToolCall | ToolResult) -> None:
             try:
                 arguments: Any = getattr(item, "arguments", None)
-                if type(arguments) is dict:  # the common case, one coroutine layer less
+                if type(arguments) is dict and getattr(item, "argument_error", None) is None:
                     results[index] = await run(item.name, arguments, ctx, item.id, timeout)  # type: ignore[union-attr]
                 else:
                     results[index] = await one(item, ctx, timeout)
@@ -322,7 +343,7 @@ class ToolExecutor(Pipeline):
         return (
             tool is not None and tool.cheap and not tool.source.is_async and not ctx.dry_run
             and ctx.permissions is None and tool.max_concurrency is None
-            and type(arguments) is not str
+            and type(arguments) is not str and item.argument_error is None
         )  # fmt: skip
 
     async def _one(
@@ -330,6 +351,8 @@ class ToolExecutor(Pipeline):
     ) -> ToolResult:
         if isinstance(item, ToolResult):
             return item
+        if item.argument_error is not None and self._get(item.name) is not None:
+            return await self._invalid_json(item, ctx)
         arguments: Any = item.arguments  # a ToolCall may carry the raw JSON text
         if type(arguments) is str:
             return await self.run(item.name, arguments, ctx, call_id=item.id, timeout=timeout)
@@ -375,6 +398,8 @@ class ToolExecutor(Pipeline):
         parsed = _coerce_call(call)
         if isinstance(parsed, ToolResult):
             return parsed
+        if parsed.argument_error is not None and self._get(parsed.name) is not None:
+            return self._invalid_json_sync(parsed, context or self._context)
         return self.run_sync(
             parsed.name, parsed.arguments, context, call_id=parsed.id, timeout=timeout
         )
@@ -405,6 +430,8 @@ class ToolExecutor(Pipeline):
             call = _coerce_call(item)
             if isinstance(call, ToolResult):
                 results.append(call)
+            elif call.argument_error is not None and self._get(call.name) is not None:
+                results.append(self._invalid_json_sync(call, ctx))
             else:
                 results.append(
                     self.run_sync(call.name, call.arguments, ctx, call_id=call.id, timeout=timeout)

@@ -26,7 +26,7 @@ from forge.tools._run import invalid, misconfigured, run_async, run_sync
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
-from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.results import ToolResult
 from forge.tools.tool import Tool
 
 __all__ = ["RegistryEvent", "ToolRegistry", "default_registry", "to_tool"]
@@ -445,12 +445,19 @@ class ToolRegistry:
         calls: Iterable[ToolCall | Mapping[str, Any]],
         *,
         context: ExecutionContext | None = None,
+        strict: bool = False,
     ) -> list[ToolResult]:
         """Run calls in order; always one result per call, tagged with its ``call_id``.
 
         Unknown tools, arguments that are not valid JSON (``invalid_json``, see
         `ToolCall.argument_error`) and invalid arguments become failed results here, so
         one bad call never loses the others' results.
+
+        Args:
+            calls: `ToolCall`s or mappings with ``name``, ``arguments`` and ``id``.
+            context: Passed to tools that ask for it.
+            strict: The calls answer definitions exported with ``strict=True``: a ``null``
+                for a parameter that was optional means "use the default" (PV-3a).
         """
         from forge.tools._repair import invalid_json_result
 
@@ -464,9 +471,9 @@ class ToolRegistry:
                 result = invalid_json_result(call, found)
             else:
                 try:
-                    result = run_sync(found, call.arguments, context)
+                    result = run_sync(found, _arguments(found, call, strict), context)
                 except ToolValidationError as exc:
-                    result = invalid(call.name, exc)
+                    result = invalid(call.name, exc, found)
                 except ToolDefinitionError as exc:
                     result = misconfigured(call.name, exc)
             results.append(result.for_call(call.id, call.name))
@@ -477,6 +484,7 @@ class ToolRegistry:
         calls: Iterable[ToolCall | Mapping[str, Any]],
         *,
         context: ExecutionContext | None = None,
+        strict: bool = False,
     ) -> list[ToolResult]:
         """The async twin of `execute_all`: calls run concurrently, results in call order."""
         import asyncio
@@ -489,20 +497,22 @@ class ToolRegistry:
             found = tools.get(call.name)
             if found is not None and call.argument_error is not None:
                 return invalid_json_result(call, found).for_call(call.id, call.name)
-            return await self._aexecute_call(call, context)
+            return await self._aexecute_call(call, context, strict)
 
         parsed = [ToolCall.coerce(c) for c in calls]
         return list(await asyncio.gather(*(one(c) for c in parsed)))
 
-    async def _aexecute_call(self, call: ToolCall, context: ExecutionContext | None) -> ToolResult:
+    async def _aexecute_call(
+        self, call: ToolCall, context: ExecutionContext | None, strict: bool
+    ) -> ToolResult:
         found = self._state.tools.get(call.name)
         if found is None:
             result = self._unknown_result(call.name)
         else:
             try:
-                result = await run_async(found, call.arguments, context)
+                result = await run_async(found, _arguments(found, call, strict), context)
             except ToolValidationError as exc:
-                result = invalid(call.name, exc)
+                result = invalid(call.name, exc, found)
             except ToolDefinitionError as exc:
                 result = misconfigured(call.name, exc)
         return result.for_call(call.id, call.name)
@@ -515,12 +525,9 @@ class ToolRegistry:
         return ToolNotFoundError(str(name), suggestions=close)
 
     def _unknown_result(self, name: str) -> ToolResult:
-        names = list(self._state.tools)
-        shown = ", ".join(names[:50]) + (", ..." if len(names) > 50 else "")
-        return ToolResult.fail(
-            f"Unknown tool: {name}. Call one of the available tools: {shown or '(none)'}.",
-            error_kind=ErrorKind.UNKNOWN_TOOL,
-        )
+        from forge.tools import failures
+
+        return failures.unknown_tool(name, list(self._state.tools))
 
     # -- factories, plugins and closing (CX-2, CX-3) ----------------------------------
 
@@ -609,6 +616,15 @@ class ToolRegistry:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _arguments(tool: Tool, call: ToolCall, strict: bool) -> Any:
+    """The call's arguments, mapped back from strict mode when asked (PV-3a)."""
+    if not strict or not isinstance(call.arguments, Mapping):
+        return call.arguments
+    from forge.tools.formats.strict_args import restore_arguments
+
+    return restore_arguments(tool.parameters, call.arguments)
 
 
 _default: ToolRegistry | None = None
