@@ -1,7 +1,5 @@
 """forge.tools: define, register, validate and run LLM tools.
 
-Tools from configuration files: `forge.tools.config.load_tools`.
-
 Importing this package loads only the standard library; pydantic,
 jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
 needed.
@@ -20,19 +18,18 @@ from forge.core.errors import (
     ToolValidationError,
 )
 from forge.tools.base import BaseTool
-from forge.tools.builder import ToolBuilder, create_tool
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
-from forge.tools.prompt import PromptOptions
-from forge.tools.records import from_record
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
 from forge.tools.results import ErrorKind, ToolResult
 from forge.tools.tool import Tool, tool
 
 if TYPE_CHECKING:
+    from forge.tools.builder import ToolBuilder, create_tool
+    from forge.tools.config import HandlerRegistry, LoadReport, load_tools
     from forge.tools.executor import ToolExecutor
     from forge.tools.factory import ToolFactory
     from forge.tools.hooks import ExecutionHook, ToolInvocation
@@ -40,6 +37,8 @@ if TYPE_CHECKING:
     from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
     from forge.tools.permissions import Decision, PermissionRequest, RuleBasedPolicy
     from forge.tools.plugins import load_plugins
+    from forge.tools.prompt import PromptOptions
+    from forge.tools.records import from_record
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
 
@@ -47,6 +46,12 @@ if TYPE_CHECKING:
 # format results: these names are imported on first use.
 _LAZY = {
     "Decision": "forge.tools.permissions",
+    "ToolBuilder": "forge.tools.builder",
+    "create_tool": "forge.tools.builder",
+    "from_record": "forge.tools.records",
+    "HandlerRegistry": "forge.tools.config",
+    "LoadReport": "forge.tools.config",
+    "PromptOptions": "forge.tools.prompt",
     "ExecutionHook": "forge.tools.hooks",
     "ExecutionMetrics": "forge.tools.metrics",
     "PermissionRequest": "forge.tools.permissions",
@@ -58,6 +63,7 @@ _LAZY = {
     "ToolInvocation": "forge.tools.hooks",
     "format_results": "forge.tools.replies",
     "load_plugins": "forge.tools.plugins",
+    "load_tools": "forge.tools.config",
     "parse_tool_calls": "forge.tools.parsing",
 }
 
@@ -81,6 +87,8 @@ __all__ = [
     "ExecutionContext",
     "ExecutionHook",
     "ExecutionMetrics",
+    "HandlerRegistry",
+    "LoadReport",
     "PermissionRequest",
     "PromptOptions",
     "RegistryEvent",
@@ -110,6 +118,7 @@ __all__ = [
     "format_results",
     "from_record",
     "load_plugins",
+    "load_tools",
     "parse_tool_calls",
     "tool",
 ]
