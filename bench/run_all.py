@@ -7,6 +7,7 @@ Usage: ``python bench/run_all.py`` from the repository root, in an environment w
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import platform
 import sys
@@ -35,6 +36,9 @@ def header() -> str:
 
 def main() -> None:
     """Print the header, then every benchmark's tables as they complete."""
+    # Peers configure root logging at INFO (the mcp SDK installs a rich handler); per-request
+    # log lines would drown the tables.
+    logging.disable(logging.INFO)
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
     modules = (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_executor,
