@@ -25,6 +25,7 @@ from forge.tools.formats._schema import (
     strict_leaf,
     without_refs,
 )
+from forge.tools.formats._simple import closed_strict_simple
 
 __all__ = ["ANTHROPIC", "BEDROCK", "Profile", "compile_closed_strict"]
 
@@ -66,6 +67,14 @@ BEDROCK = Profile(
 
 def compile_closed_strict(schema: Mapping[str, Any], ctx: Context, profile: Profile) -> Schema:
     """Return the strict form of a parameters schema for ``profile``."""
+    simple = closed_strict_simple(schema, ctx)
+    return simple if simple is not None else compile_closed_strict_general(schema, ctx, profile)
+
+
+def compile_closed_strict_general(
+    schema: Mapping[str, Any], ctx: Context, profile: Profile
+) -> Schema:
+    """`compile_closed_strict` without the one-pass path for simple schemas."""
     ctx.root = schema
     inlined = without_refs(schema, ctx)
     ctx.root = inlined

@@ -23,6 +23,7 @@ from forge.tools.formats._schema import (
     simple_leaf,
     without_refs,
 )
+from forge.tools.formats._simple import gemini_simple
 
 __all__ = ["compile_gemini"]
 
@@ -36,6 +37,12 @@ PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 def compile_gemini(schema: Mapping[str, Any], ctx: Context) -> Schema:
     """Return Gemini's ``parameters`` form of a parameters schema."""
+    simple = gemini_simple(schema, ctx)
+    return simple if simple is not None else compile_gemini_general(schema, ctx)
+
+
+def compile_gemini_general(schema: Mapping[str, Any], ctx: Context) -> Schema:
+    """`compile_gemini` without the one-pass path for simple schemas."""
     ctx.root = schema
     return _node(without_refs(schema, ctx), ctx, ())
 

@@ -28,6 +28,7 @@ from forge.tools.formats._schema import (
     simple_leaf,
     strict_leaf,
 )
+from forge.tools.formats._simple import openai_strict_simple
 
 __all__ = ["compile_openai_strict"]
 
@@ -43,6 +44,12 @@ MAX_DEPTH, MAX_PROPERTIES, MAX_ENUM_VALUES = 10, 5000, 1000
 
 def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
     """Return the strict-mode form of a parameters schema (root ``type: object``)."""
+    simple = openai_strict_simple(schema, ctx)
+    return simple if simple is not None else compile_openai_strict_general(schema, ctx)
+
+
+def compile_openai_strict_general(schema: Mapping[str, Any], ctx: Context) -> Schema:
+    """`compile_openai_strict` without the one-pass path for simple schemas."""
     ctx.root = schema
     defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
     body = {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
