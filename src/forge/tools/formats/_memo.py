@@ -35,13 +35,25 @@ def compiled(
     if hit is not None and hit[0] is schema:
         ctx.changes.extend(hit[2])
         return hit[1]
-    start = len(ctx.changes)
+    changes = ctx.changes
+    start = len(changes)
     out = compile_schema(schema, ctx)
-    with _lock:
-        _memo[key] = (schema, out, tuple(ctx.changes[start:]))
-        while len(_memo) > MAX_ENTRIES:
-            del _memo[next(iter(_memo))]
+    _memo[key] = (schema, out, tuple(changes[start:] if start else changes))
+    if len(_memo) > MAX_ENTRIES:
+        _evict()
     return out
+
+
+def _evict() -> None:
+    """Drop the oldest entries beyond `MAX_ENTRIES` (one thread at a time)."""
+    with _lock:
+        while len(_memo) > MAX_ENTRIES:
+            try:
+                del _memo[next(iter(_memo))]
+            except (RuntimeError, KeyError):  # another thread added or dropped one: look again
+                continue
+            except StopIteration:  # cleared meanwhile
+                return
 
 
 def clear() -> None:

@@ -3,7 +3,7 @@
 Most tools take a flat object whose properties are primitive leaves, lists of a
 primitive, or ``Optional[...]`` of one of those (``anyOf: [X, {"type": "null"}]``).
 For such a schema each compiler's general walk reduces to a few fixed rules,
-applied here directly in one pass, without reference scans, copies or per-node
+applied here directly in one pass, without reference scans, deep copies or per-node
 dispatch. Anything else returns ``None`` and the caller takes its general path.
 Each function gives exactly the output and report lines of the general path
 (a property test checks this on random simple schemas).
@@ -43,16 +43,25 @@ _NOTE_CLOSED = (
 )
 _NOTE_NULLABLE_GEMINI = "null became nullable: true"
 
-_changes: dict[tuple[str, str, ChangeAction, str], SchemaChange] = {}
+_changes: dict[tuple[str, str], SchemaChange] = {}
 
 
 def _change(path: str, keyword: str, action: ChangeAction, detail: str) -> SchemaChange:
-    """A shared (immutable) `SchemaChange` with this content."""
-    key = (path, keyword, action, detail)
+    """A shared (immutable) `SchemaChange` for a change at the root."""
+    return _property_change(path, keyword, action, detail, path)
+
+
+def _property_change(
+    name: str, keyword: str, action: ChangeAction, detail: str, path: str | None = None
+) -> SchemaChange:
+    """A shared (immutable) `SchemaChange` at ``/properties/{name}`` (``detail`` names the rule)."""
+    key = (name, detail)
     found = _changes.get(key)
-    if found is None:
+    if found is None or found.keyword != keyword:
         if len(_changes) >= _MAX_NOTES:
             _changes.clear()
+        if path is None:
+            path = "/properties/" + name.replace("~", "~0").replace("/", "~1")
         found = SchemaChange(path=path, keyword=keyword, action=action, detail=detail)
         _changes[key] = found
     return found
@@ -178,6 +187,8 @@ def _gemini_property(prop: Any) -> Schema | None:
 
 
 _gemini_notes: dict[str, SchemaChange] = {}
+#: Property names known to match ``[A-Za-z_][A-Za-z0-9_]{0,63}`` (Gemini's documented form).
+_plain_names: set[str] = set()
 
 
 def gemini_simple(schema: Any, ctx: Context) -> Schema | None:
@@ -188,8 +199,14 @@ def gemini_simple(schema: Any, ctx: Context) -> Schema | None:
     notes: list[SchemaChange] = []
     compiled: Schema = {}
     for name, prop in props.items():
-        if not (type(name) is str and len(name) <= 64 and name.isascii() and name.isidentifier()):
-            return None  # the general path notes an unusual name
+        if name not in _plain_names:
+            if not (
+                type(name) is str and len(name) <= 64 and name.isascii() and name.isidentifier()
+            ):
+                return None  # the general path notes an unusual name
+            if len(_plain_names) >= _MAX_NOTES:
+                _plain_names.clear()
+            _plain_names.add(name)
         out = _gemini_property(prop)
         if out is None:
             return None
@@ -238,7 +255,6 @@ def _strict_properties(
     for name, prop in props.items():
         if type(prop) is not dict or type(name) is not str:
             return None
-        path = "/properties/" + name.replace("~", "~0").replace("/", "~1")
         kind = prop.get("type")
         nullable = False
         if kind is not None:
@@ -273,17 +289,16 @@ def _strict_properties(
         if "title" in out:
             del out["title"]
         if "default" in prop:
-            notes.append(_change(path, "default", "moved_to_description", moved))
+            notes.append(_property_change(name, "default", "moved_to_description", moved))
             if "default" in out:
                 del out["default"]
             _move_default(out, prop["default"])
         if required is not None and name not in required:
             if nullable:
                 if prop.get("default") is not None:
-                    closing.append(_change(path, "default", "note", _NOTE_NULL_DEFAULT))
+                    closing.append(_property_change(name, "default", "note", _NOTE_NULL_DEFAULT))
             else:
-                closing.append(_change(path, "required", "rewritten", _NOTE_NULLABLE))
-                out = out.copy()
+                closing.append(_property_change(name, "required", "rewritten", _NOTE_NULLABLE))
                 out["type"] = [out["type"], "null"]
         compiled[name] = out
     return compiled

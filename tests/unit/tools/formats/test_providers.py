@@ -279,3 +279,17 @@ def test_memo_replays_the_report_and_survives_clearing() -> None:
     assert convert(find, "gemini")[1] == first
     _memo.clear()
     assert convert(find, "gemini")[1] == first
+
+
+def test_memo_keeps_at_most_max_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oldest memoised schemas go first once the memo is full."""
+    from forge.tools.formats import _memo
+    from forge.tools.formats._schema import Context
+
+    _memo.clear()
+    monkeypatch.setattr(_memo, "MAX_ENTRIES", 2)
+    schemas = [{"type": "object", "properties": {f"p{i}": {"type": "string"}}} for i in range(3)]
+    for schema in schemas:
+        _memo.compiled(schema, Context("t", "gemini", False), "test", lambda s, _c: dict(s))
+    assert [entry[0] for entry in _memo._memo.values()] == schemas[1:]
+    _memo.clear()
