@@ -55,10 +55,9 @@ def from_record(record: Mapping[str, Any]) -> Tool:
 
     try:
         metadata = ToolMetadata.build(**{k: record[k] for k in _METADATA_KEYS if k in record})
-        annotations = dict(record.get("annotations") or {})
-        if "title" in record:
-            annotations.setdefault("title", record["title"])
-        notes = ToolAnnotations.coerce(annotations)
+        notes = ToolAnnotations.coerce(record.get("annotations"))
+        if "title" in record and notes.title is None:
+            notes = ToolAnnotations.coerce({**notes.to_mcp(), "title": record["title"]})
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(name, str(exc)) from None
     output = _output_schema(name, record)

@@ -435,3 +435,20 @@ def test_record_is_not_mutated() -> None:
     registry.execute("hello", {"name": "Ada"})
     assert schema == snapshot
     assert record["parameters"] is schema
+
+
+def test_annotations_may_be_a_tool_annotations_instance() -> None:
+    """A record accepts a ToolAnnotations object as well as a mapping; `title` fills its title."""
+    from forge.tools import ToolAnnotations
+
+    record = {
+        "name": "lookup",
+        "description": "Look something up.",
+        "handler": lambda: "ok",
+        "annotations": ToolAnnotations(read_only=True),
+        "title": "Lookup",
+    }
+    built = from_record(record)
+    assert built.annotations == ToolAnnotations(title="Lookup", read_only=True)
+    titled = from_record({**record, "annotations": ToolAnnotations(title="Own", idempotent=True)})
+    assert titled.annotations == ToolAnnotations(title="Own", idempotent=True)
