@@ -18,6 +18,7 @@ from forge.tools._validation import SchemaValidator, arguments_validator
 from forge.tools.context import ExecutionContext
 
 if TYPE_CHECKING:
+    from forge.tools._param_table import Table
     from forge.tools.base import BaseTool
     from forge.tools.tool import Tool
 
@@ -45,6 +46,8 @@ class Compiled:
     """Validate and run from sync code (set by `forge.tools._run.attach_runners`)."""
     run_async: Callable[[Any, ExecutionContext | None], Any] = field(default=_unattached)
     """Validate and run from async code, returning a coroutine."""
+    table: Table | None = None
+    """The parameter table of a simple schema (set by `Tool.compile_`), read by the formats."""
 
 
 class Source(Protocol):

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools._names import check_name
+from forge.tools._param_table import analyse
 from forge.tools.categories import ToolCategory
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 
 if TYPE_CHECKING:
+    from forge.tools._param_table import Table
     from forge.tools._sources import Compiled, Source
     from forge.tools.failures import ErrorDetails
 
@@ -113,8 +115,14 @@ class Tool:
 
                 compiled = attach_runners(self, self.source.compile(self))
                 _check_examples(self, compiled.validate)
+                compiled.table = analyse(compiled.parameters)
                 object.__setattr__(self, "_compiled", compiled)
             return self._compiled  # type: ignore[return-value]
+
+    def schema_and_table(self) -> tuple[dict[str, Any], Table | None]:
+        """The parameters schema and its parameter table (internal, for the provider formats)."""
+        compiled = self._compiled or self.compile_()
+        return compiled.parameters, compiled.table
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """Validate arguments, returning the keyword arguments the handler receives.

@@ -25,7 +25,7 @@ from forge.tools.formats._schema import (
     strict_leaf,
     without_refs,
 )
-from forge.tools.formats._simple import closed_strict_simple
+from forge.tools.formats._simple import UNKNOWN, closed_strict_simple
 
 __all__ = ["ANTHROPIC", "BEDROCK", "Profile", "compile_closed_strict"]
 
@@ -65,9 +65,14 @@ BEDROCK = Profile(
 )
 
 
-def compile_closed_strict(schema: Mapping[str, Any], ctx: Context, profile: Profile) -> Schema:
-    """Return the strict form of a parameters schema for ``profile``."""
-    simple = closed_strict_simple(schema, ctx)
+def compile_closed_strict(
+    schema: Mapping[str, Any], ctx: Context, profile: Profile, table: Any = UNKNOWN
+) -> Schema:
+    """Return the strict form of a parameters schema for ``profile``.
+
+    ``table`` is the schema's parameter table when the caller has it (a compiled tool keeps it).
+    """
+    simple = closed_strict_simple(schema, ctx, table)
     return simple if simple is not None else compile_closed_strict_general(schema, ctx, profile)
 
 

@@ -23,7 +23,7 @@ from forge.tools.formats._schema import (
     simple_leaf,
     without_refs,
 )
-from forge.tools.formats._simple import gemini_simple
+from forge.tools.formats._simple import UNKNOWN, gemini_simple
 
 __all__ = ["compile_gemini"]
 
@@ -35,9 +35,12 @@ FORMATS = {"NUMBER": {"float", "double"}, "INTEGER": {"int32", "int64"}}
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
-def compile_gemini(schema: Mapping[str, Any], ctx: Context) -> Schema:
-    """Return Gemini's ``parameters`` form of a parameters schema."""
-    simple = gemini_simple(schema, ctx)
+def compile_gemini(schema: Mapping[str, Any], ctx: Context, table: Any = UNKNOWN) -> Schema:
+    """Return Gemini's ``parameters`` form of a parameters schema.
+
+    ``table`` is the schema's parameter table when the caller has it (a compiled tool keeps it).
+    """
+    simple = gemini_simple(schema, ctx, table)
     return simple if simple is not None else compile_gemini_general(schema, ctx)
 
 

@@ -1,12 +1,11 @@
 """Per-schema memo of compiled provider schemas.
 
-Compiling a schema (Gemini's subset, a strict mode) walks it in Python: tens
-of microseconds per tool. A registry re-converts every tool whenever any tool
-changes, so each tool's compiled schema is kept, keyed by the identity of its
-canonical parameters dict (which a compiled `Tool` keeps for its lifetime),
-together with the report lines. The memo is bounded; the oldest entries go
-first. Compiled schemas are shared: treat them as read-only, like
-``tool.parameters``.
+Compiling a schema (Gemini's subset, a strict mode) walks it in Python. A
+registry re-converts every tool whenever any tool changes, so each tool's
+compiled schema is kept, keyed by the identity of its canonical parameters
+dict (which a compiled `Tool` keeps for its lifetime), together with the
+report lines. The memo is bounded; the oldest entries go first. Compiled
+schemas are shared: treat them as read-only, like ``tool.parameters``.
 """
 
 from __future__ import annotations
@@ -24,12 +23,14 @@ _Entry = tuple[Mapping[str, Any], Schema, tuple[SchemaChange, ...]]
 _memo: dict[tuple[int, str], _Entry] = {}
 _lock = threading.Lock()
 
+#: ``compile_schema(schema, ctx, table)``; ``table`` is the schema's parameter table or None.
+CompileSchema = Callable[[Mapping[str, Any], Context, Any], Schema]
+
 
 def compiled(
-    schema: Mapping[str, Any], ctx: Context, kind: str,
-    compile_schema: Callable[[Mapping[str, Any], Context], Schema],
-) -> Schema:  # fmt: skip
-    """Return ``compile_schema(schema, ctx)``, memoised per schema object and ``kind``."""
+    schema: Mapping[str, Any], table: Any, ctx: Context, kind: str, compile_schema: CompileSchema
+) -> Schema:
+    """Return ``compile_schema(schema, ctx, table)``, memoised per schema object and ``kind``."""
     key = (id(schema), kind)
     hit = _memo.get(key)
     if hit is not None and hit[0] is schema:
@@ -37,7 +38,7 @@ def compiled(
         return hit[1]
     changes = ctx.changes
     start = len(changes)
-    out = compile_schema(schema, ctx)
+    out = compile_schema(schema, ctx, table)
     _memo[key] = (schema, out, tuple(changes[start:] if start else changes))
     if len(_memo) > MAX_ENTRIES:
         _evict()

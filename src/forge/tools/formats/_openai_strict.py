@@ -28,7 +28,7 @@ from forge.tools.formats._schema import (
     simple_leaf,
     strict_leaf,
 )
-from forge.tools.formats._simple import openai_strict_simple
+from forge.tools.formats._simple import UNKNOWN, openai_strict_simple
 
 __all__ = ["compile_openai_strict"]
 
@@ -42,9 +42,12 @@ LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[1-9]")
 MAX_DEPTH, MAX_PROPERTIES, MAX_ENUM_VALUES = 10, 5000, 1000
 
 
-def compile_openai_strict(schema: Mapping[str, Any], ctx: Context) -> Schema:
-    """Return the strict-mode form of a parameters schema (root ``type: object``)."""
-    simple = openai_strict_simple(schema, ctx)
+def compile_openai_strict(schema: Mapping[str, Any], ctx: Context, table: Any = UNKNOWN) -> Schema:
+    """Return the strict-mode form of a parameters schema (root ``type: object``).
+
+    ``table`` is the schema's parameter table when the caller has it (a compiled tool keeps it).
+    """
+    simple = openai_strict_simple(schema, ctx, table)
     return simple if simple is not None else compile_openai_strict_general(schema, ctx)
 
 

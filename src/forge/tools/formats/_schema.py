@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
@@ -34,19 +34,25 @@ PRIMITIVES = frozenset({"string", "integer", "number", "boolean", "null"})
 JSON_STRING_NOTE = "A JSON value, encoded as a string."
 
 
-@dataclass(slots=True)
+_NO_ROOT: Mapping[str, Any] = MappingProxyType({})
+
+
 class Context:
     """The state of one conversion: who, for whom, and what changed."""
 
-    tool: str
-    provider: str
-    strict: bool
-    root: Mapping[str, Any] = field(default_factory=dict)
-    changes: list[SchemaChange] = field(default_factory=list)
-    visited: int = 0
-    """How many schema nodes a compiler walked (a cheap bound on sizes)."""
-    enum_values: int = 0
-    """How many enum values a compiler kept."""
+    __slots__ = ("changes", "enum_values", "provider", "root", "strict", "tool", "visited")
+
+    def __init__(self, tool: str, provider: str, strict: bool) -> None:
+        self.tool = tool
+        self.provider = provider
+        self.strict = strict
+        self.root: Mapping[str, Any] = _NO_ROOT
+        """The schema being compiled (references resolve against it)."""
+        self.changes: list[SchemaChange] = []
+        self.visited = 0
+        """How many schema nodes a compiler walked (a cheap bound on sizes)."""
+        self.enum_values = 0
+        """How many enum values a compiler kept."""
 
     def note(self, path: Path, keyword: str, action: ChangeAction, detail: str) -> None:
         """Record a change."""

@@ -23,15 +23,15 @@ def to_anthropic(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
     return convert_anthropic(tool, Context(tool.name, "anthropic", strict))
 
 
-def _strict(schema: Any, ctx: Context) -> dict[str, Any]:
-    return compile_closed_strict(schema, ctx, ANTHROPIC)
+def _strict(schema: Any, ctx: Context, table: Any) -> dict[str, Any]:
+    return compile_closed_strict(schema, ctx, ANTHROPIC, table)
 
 
 def convert_anthropic(tool: Tool, ctx: Context) -> dict[str, Any]:
     """Convert with a caller-owned context (which collects the report)."""
     out: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if ctx.strict:
-        out["input_schema"] = compiled(tool.parameters, ctx, "anthropic", _strict)
+        out["input_schema"] = compiled(*tool.schema_and_table(), ctx, "anthropic", _strict)
         out["strict"] = True
     else:
         out["input_schema"] = tool.parameters

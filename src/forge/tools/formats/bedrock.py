@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 __all__ = ["convert_bedrock"]
 
 
-def _strict(schema: Any, ctx: Context) -> dict[str, Any]:
-    return compile_closed_strict(schema, ctx, BEDROCK)
+def _strict(schema: Any, ctx: Context, table: Any) -> dict[str, Any]:
+    return compile_closed_strict(schema, ctx, BEDROCK, table)
 
 
 def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
@@ -27,7 +27,7 @@ def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
     if tool.description:
         spec["description"] = tool.description
     if ctx.strict:
-        spec["inputSchema"] = {"json": compiled(tool.parameters, ctx, "bedrock", _strict)}
+        spec["inputSchema"] = {"json": compiled(*tool.schema_and_table(), ctx, "bedrock", _strict)}
         spec["strict"] = True
     else:
         spec["inputSchema"] = {"json": tool.parameters}

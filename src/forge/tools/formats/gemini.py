@@ -23,7 +23,7 @@ def convert_gemini(tool: Tool, ctx: Context) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "parameters": compiled(tool.parameters, ctx, "gemini", compile_gemini),
+        "parameters": compiled(*tool.schema_and_table(), ctx, "gemini", compile_gemini),
     }
 
 

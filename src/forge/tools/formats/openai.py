@@ -37,7 +37,8 @@ def function_body(tool: Tool, ctx: Context) -> dict[str, Any]:
     check_description(tool.description, ctx)
     body: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if ctx.strict:
-        body["parameters"] = compiled(tool.parameters, ctx, "openai", compile_openai_strict)
+        schema, table = tool.schema_and_table()
+        body["parameters"] = compiled(schema, table, ctx, "openai", compile_openai_strict)
         body["strict"] = True
     else:
         body["parameters"] = tool.parameters

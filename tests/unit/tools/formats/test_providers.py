@@ -290,6 +290,7 @@ def test_memo_keeps_at_most_max_entries(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(_memo, "MAX_ENTRIES", 2)
     schemas = [{"type": "object", "properties": {f"p{i}": {"type": "string"}}} for i in range(3)]
     for schema in schemas:
-        _memo.compiled(schema, Context("t", "gemini", False), "test", lambda s, _c: dict(s))
+        ctx = Context("t", "gemini", False)
+        _memo.compiled(schema, None, ctx, "test", lambda s, _c, _t: dict(s))
     assert [entry[0] for entry in _memo._memo.values()] == schemas[1:]
     _memo.clear()
