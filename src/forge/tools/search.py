@@ -8,8 +8,8 @@ Two BM25 indexes (bm25s) are built once per registry version:
   polite words of chat requests), numbers and single letters dropped, plurals folded
   (k1 = 1.2, b = 0.5). It picks the candidates: the best ``max(60, limit)`` tools that share
   a term with the query.
-* **whole definition**: every word of the name, description and JSON parameter schema, with
-  no stop words removed (k1 = 0.9, b = 0.5).
+* **whole definition**: every word of the name, display name, tags, description and JSON
+  parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
@@ -31,6 +31,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.categories import ToolCategory
@@ -38,7 +39,7 @@ from forge.tools.categories import ToolCategory
 if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
-__all__ = ["FEATURES", "SearchIndex", "tokenize"]
+__all__ = ["FEATURES", "WEIGHTS", "SearchIndex", "tokenize", "words"]
 
 K1 = 1.2
 B = 0.5
@@ -55,7 +56,7 @@ FEATURES = (
     "name_pairs_in_query",
 )
 #: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
-WEIGHTS = (3.91, 1.42, 2.90, 1.36, 2.90, 0.70, 0.34)
+WEIGHTS = (3.91, 1.43, 2.94, 1.29, 2.94, 0.72, 0.35)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STOP = frozenset(
@@ -175,15 +176,44 @@ def tokenize(text: str) -> list[str]:
     return [term for word in _WORD.findall(_split(text)) if (term := _term(word)) is not None]
 
 
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ation", "ate"),
+    ("ies", "y"),
+    ("sses", "ss"),
+    ("ingly", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ed", ""),
+    ("ly", ""),
+    ("ment", ""),
+    ("s", ""),
+)
+_VOWEL = re.compile(r"[aeiouy]")
+
+
 @lru_cache(maxsize=65536)
-def _fold(word: str) -> str:
+def _stem(word: str) -> str:
+    """A light English stemmer: the first matching suffix of ``_SUFFIXES`` is replaced."""
     word = word.lower()
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    for suffix, replacement in _SUFFIXES:
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < 3 or not _VOWEL.search(base):
+            continue
+        if suffix in ("ing", "ingly", "ed", "edly"):
+            if base[-1] == base[-2] and base[-1] not in "lsz":
+                return base[:-1]  # stopped -> stop
+            if base.endswith(("at", "bl", "iz")):
+                return base + "e"  # created -> create
+        return base + replacement
+    return word
 
 
 def words(text: str) -> list[str]:
-    """Every lowercase word of text and identifiers, plurals folded, none dropped."""
-    return [_fold(word) for word in _WORD.findall(_split(text))]
+    """Every word of text and identifiers, lowercased and stemmed, none dropped."""
+    return [_stem(word) for word in _WORD.findall(_split(text))]
 
 
 def _document(tool: Tool) -> list[str]:
@@ -268,8 +298,6 @@ def _schema_words(node: Any, depth: int) -> Iterator[str]:
         yield from _schema_words(prop.get("items"), depth + 1)
 
 
-
-
 class _Profile(NamedTuple):
     """The term sets of one tool that the re-ranking features compare with a query."""
 
@@ -284,7 +312,7 @@ def _profile(tool: Tool, document: list[str]) -> _Profile:
     name = tuple(tokenize(tool.name))
     return _Profile(
         name=frozenset(name),
-        name_pairs=frozenset(zip(name, name[1:], strict=False)),
+        name_pairs=frozenset(pairwise(name)),
         description=frozenset(tokenize(tool.description)),
         parameters=frozenset(t for p in _parameter_names(tool) for t in tokenize(p)),
         terms=frozenset(document),
@@ -367,7 +395,7 @@ class SearchIndex:
         import numpy as np
 
         asked = set(terms)
-        pairs = set(zip(terms, terms[1:], strict=False))
+        pairs = set(pairwise(terms))
         size = len(self._tools)
         idf = {t: math.log(1 + (size - (n := self._df.get(t, 0)) + 0.5) / (n + 0.5)) for t in asked}
         idf_total = sum(idf.values())
