@@ -1,34 +1,62 @@
-"""Ranked tool search (RG-5): BM25 over weighted fields, with bm25s.
+"""Ranked tool search (RG-5): BM25 candidates re-ranked by a small linear model.
 
-Each tool becomes one document in which fields are weighted by repetition:
-the name counts four times, the description, display name and tags twice,
-the category and the parameters (names, descriptions and enum values, nested
-ones included) once. Names are split on snake_case, kebab-case, camelCase and
-dots so ``getWeather`` matches "weather". Stop words (including the polite and
-conversational words of chat requests), numbers and single letters are not
-terms. The index is built once per registry version.
+Two BM25 indexes (bm25s) are built once per registry version:
 
-The weights, stop words and BM25 parameters (k1 = 1.2, b = 0.5) were chosen on
-BFCL's single-function categories and are measured on its ``multiple`` and
-``live_multiple`` categories (``bench/bench_search.py``).
+* **fields**: fields weighted by repetition (the name four times, the description, display
+  name and tags twice, the category and the parameters' names, descriptions and enum values
+  once), names split on snake_case, kebab-case, camelCase and dots, stop words (including the
+  polite words of chat requests), numbers and single letters dropped, plurals folded
+  (k1 = 1.2, b = 0.5). It picks the candidates: the best ``max(60, limit)`` tools that share
+  a term with the query.
+* **whole definition**: every word of the name, display name, tags, description and JSON
+  parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
+
+Each candidate is then scored by a weighted sum of generic features: its whole-definition
+BM25 score (relative to the best candidate), the share of its name's terms found in the query,
+the IDF-weighted share of the query's terms found anywhere in it, the shares of the query found
+in its description and of its description found in the query, the share of its parameter
+names mentioned, and the share of its name's adjacent term pairs that appear adjacently in
+the query. Ties keep registration order.
+
+The weights were fitted by ``bench/fit_search.py`` on BFCL's ``simple_python``,
+``live_simple``, ``parallel_multiple`` and ``live_parallel_multiple`` categories only; the
+measured categories ``multiple`` and ``live_multiple`` (``bench/bench_search.py``) took no
+part. No feature refers to a particular tool or word of the corpus.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.categories import ToolCategory
 
 if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
-__all__ = ["SearchIndex", "tokenize"]
+__all__ = ["FEATURES", "WEIGHTS", "SearchIndex", "tokenize", "words"]
 
 K1 = 1.2
 B = 0.5
+WHOLE_K1 = 0.9
+WHOLE_B = 0.5
+CANDIDATES = 60
+FEATURES = (
+    "whole_bm25",
+    "name_coverage",
+    "query_coverage_idf",
+    "query_in_description",
+    "description_in_query",
+    "parameters_mentioned",
+    "name_pairs_in_query",
+)
+#: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
+WEIGHTS = (3.91, 1.43, 2.94, 1.29, 2.94, 0.72, 0.35)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STOP = frozenset(
@@ -139,10 +167,53 @@ def _term(word: str) -> str | None:
     return term
 
 
+def _split(text: str) -> str:
+    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
+
+
 def tokenize(text: str) -> list[str]:
     """Split text and identifiers into lowercase search terms."""
-    split = _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
-    return [term for word in _WORD.findall(split) if (term := _term(word)) is not None]
+    return [term for word in _WORD.findall(_split(text)) if (term := _term(word)) is not None]
+
+
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ation", "ate"),
+    ("ies", "y"),
+    ("sses", "ss"),
+    ("ingly", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ed", ""),
+    ("ly", ""),
+    ("ment", ""),
+    ("s", ""),
+)
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """A light English stemmer: the first matching suffix of ``_SUFFIXES`` is replaced."""
+    word = word.lower()
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    for suffix, replacement in _SUFFIXES:
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < 3 or not _VOWEL.search(base):
+            continue
+        if suffix in ("ing", "ingly", "ed", "edly"):
+            if base[-1] == base[-2] and base[-1] not in "lsz":
+                return base[:-1]  # stopped -> stop
+            if base.endswith(("at", "bl", "iz")):
+                return base + "e"  # created -> create
+        return base + replacement
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Every word of text and identifiers, lowercased and stemmed, none dropped."""
+    return [_stem(word) for word in _WORD.findall(_split(text))]
 
 
 def _document(tool: Tool) -> list[str]:
@@ -159,6 +230,39 @@ def _document(tool: Tool) -> list[str]:
     for key, text in fields.items():
         doc.extend(tokenize(text) * _FIELD_WEIGHTS[key])
     return doc
+
+
+def _whole_document(tool: Tool) -> list[str]:
+    meta = tool.metadata
+    texts = (tool.name, meta.display_name or "", " ".join(meta.tags), tool.description)
+    return words(" ".join((*texts, _schema_text(tool))))
+
+
+def _schema_text(tool: Tool) -> str:
+    """The JSON parameter schema, or the parameter text of a tool not compiled yet."""
+    from forge.tools._sources import FunctionSource
+
+    if tool._compiled is None and isinstance(tool.source, FunctionSource):
+        return _parameter_text(tool)
+    try:
+        return json.dumps(tool.parameters)
+    except Exception:  # a tool whose schema cannot be built is still searchable by name
+        return ""
+
+
+def _parameter_names(tool: Tool) -> list[str]:
+    from forge.tools._sources import FunctionSource
+
+    source = tool.source
+    if tool._compiled is None and isinstance(source, FunctionSource):
+        import inspect
+
+        return list(inspect.signature(source.fn).parameters)
+    try:
+        properties = tool.parameters.get("properties")
+    except Exception:
+        return []
+    return [str(name) for name in properties] if isinstance(properties, dict) else []
 
 
 def _parameter_text(tool: Tool) -> str:
@@ -194,18 +298,50 @@ def _schema_words(node: Any, depth: int) -> Iterator[str]:
         yield from _schema_words(prop.get("items"), depth + 1)
 
 
+class _Profile(NamedTuple):
+    """The term sets of one tool that the re-ranking features compare with a query."""
+
+    name: frozenset[str]
+    name_pairs: frozenset[tuple[str, str]]
+    description: frozenset[str]
+    parameters: frozenset[str]
+    terms: frozenset[str]
+
+
+def _profile(tool: Tool, document: list[str]) -> _Profile:
+    name = tuple(tokenize(tool.name))
+    return _Profile(
+        name=frozenset(name),
+        name_pairs=frozenset(pairwise(name)),
+        description=frozenset(tokenize(tool.description)),
+        parameters=frozenset(t for p in _parameter_names(tool) for t in tokenize(p)),
+        terms=frozenset(document),
+    )
+
+
 class SearchIndex:
-    """A BM25 index over a fixed list of tools."""
+    """BM25 candidates over a fixed list of tools, re-ranked by ``WEIGHTS`` on ``FEATURES``."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools = list(tools)
         self._retriever: Any = None
+        self._whole: Any = None
         self._masks: dict[tuple[Any, ...], Any] = {}
+        self._profiles: list[_Profile] = []
+        self._df: dict[str, int] = {}
         if self._tools:
             import bm25s
 
+            documents = [_document(t) for t in self._tools]
             self._retriever = bm25s.BM25(k1=K1, b=B)
-            self._retriever.index([_document(t) or ["_"] for t in self._tools], show_progress=False)
+            self._retriever.index([d or ["_"] for d in documents], show_progress=False)
+            self._whole = bm25s.BM25(k1=WHOLE_K1, b=WHOLE_B)
+            self._whole.index([_whole_document(t) or ["_"] for t in self._tools],
+                              show_progress=False)  # fmt: skip
+            self._profiles = [_profile(t, d) for t, d in zip(self._tools, documents, strict=True)]
+            for profile in self._profiles:
+                for term in profile.terms:
+                    self._df[term] = self._df.get(term, 0) + 1
 
     def search(
         self,
@@ -220,20 +356,62 @@ class SearchIndex:
 
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
-        terms = tokenize(query)
-        if self._retriever is None or not terms:
+        candidates, features = self.candidates(query, limit, category=category, tags=tags)
+        if not len(candidates):
             return []
+        scores = features @ np.asarray(WEIGHTS)
+        order = np.lexsort((candidates, -scores))
+        return [self._tools[i] for i in candidates[order][:limit]]
+
+    def candidates(
+        self,
+        query: str,
+        limit: int = 10,
+        *,
+        category: ToolCategory | None = None,
+        tags: Sequence[str] = (),
+    ) -> tuple[Any, Any]:
+        """The candidate tool positions for a query and their feature rows (``FEATURES``)."""
+        import numpy as np
+
+        terms = tokenize(query)
+        none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
+        if self._retriever is None or not terms:
+            return none
         scores = self._retriever.get_scores(terms)
         keep = scores > 0
         if category is not None or tags:
             keep &= self._mask(category, tuple(tags))
         candidates = np.flatnonzero(keep)
-        if len(candidates) > limit:
-            best = np.argpartition(-scores[candidates], limit - 1)[:limit]
-            threshold = scores[candidates[best]].min()
-            candidates = candidates[scores[candidates] >= threshold]
-        order = np.lexsort((candidates, -scores[candidates]))
-        return [self._tools[i] for i in candidates[order][:limit]]
+        if not len(candidates):
+            return none
+        pool = max(CANDIDATES, limit)
+        if len(candidates) > pool:
+            best = np.argpartition(-scores[candidates], pool - 1)[:pool]
+            candidates = np.sort(candidates[best])
+        return candidates, self._features(query, terms, candidates)
+
+    def _features(self, query: str, terms: list[str], candidates: Any) -> Any:
+        import numpy as np
+
+        asked = set(terms)
+        pairs = set(pairwise(terms))
+        size = len(self._tools)
+        idf = {t: math.log(1 + (size - (n := self._df.get(t, 0)) + 0.5) / (n + 0.5)) for t in asked}
+        idf_total = sum(idf.values())
+        whole = self._whole.get_scores(words(query))[candidates]
+        rows = np.zeros((len(candidates), len(FEATURES)))
+        rows[:, 0] = whole / whole.max() if whole.max() > 0 else 0.0
+        for row, i in zip(rows, candidates, strict=True):
+            p = self._profiles[i]
+            found = asked & p.terms
+            row[1] = len(asked & p.name) / len(p.name) if p.name else 0.0
+            row[2] = sum(idf[t] for t in found) / idf_total
+            row[3] = len(asked & p.description) / len(asked)
+            row[4] = len(asked & p.description) / len(p.description) if p.description else 0.0
+            row[5] = len(asked & p.parameters) / len(p.parameters) if p.parameters else 0.0
+            row[6] = len(pairs & p.name_pairs) / len(p.name_pairs) if p.name_pairs else 0.0
+        return rows
 
     def _mask(self, category: ToolCategory | None, tags: tuple[str, ...]) -> Any:
         import numpy as np

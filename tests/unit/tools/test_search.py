@@ -1,4 +1,4 @@
-"""Ranked search (RG-5): tokenising, field weighting, filters, caching and ranking properties."""
+"""Ranked search (RG-5): tokenising, candidates, re-ranking features, filters, caching, ranking."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forge.tools import ToolRegistry, from_record
-from forge.tools.search import SearchIndex, tokenize
+from forge.tools.search import FEATURES, WEIGHTS, SearchIndex, tokenize, words
 
 
 def record(name: str, description: str, **extra: Any) -> dict[str, Any]:
@@ -34,13 +34,64 @@ def test_tokenize(text: str, terms: list[str]) -> None:
     assert tokenize(text) == terms
 
 
-def test_name_outweighs_description() -> None:
-    """A query word in a tool's name ranks it above a tool that only mentions it."""
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("getWeatherForecast", ["get", "weather", "forecast"]),
+        ("Created 3 running jobs quickly", ["create", "3", "run", "job", "quick"]),
+        ("stopped shipping classes", ["stop", "ship", "class"]),
+        ("a status of the bus analysis", ["a", "status", "of", "the", "bus", "analysis"]),
+        ("configurations; happiness", ["configuration", "happiness"]),
+    ],
+)
+def test_words_keep_every_word_and_stem_lightly(text: str, expected: list[str]) -> None:
+    """The whole-definition index keeps stop words and numbers and strips common suffixes."""
+    assert words(text) == expected
+
+
+def test_name_spelled_out_by_the_query_decides_between_descriptions() -> None:
+    """Of two descriptions that both mention the query, the tool named by it ranks first."""
     registry = ToolRegistry([
-        record("send_message", "Deliver something; weather permitting, quickly."),
-        record("get_weather", "Look up conditions for a place."),
+        record("send_message", "Send a message, which may quote the weather forecast."),
+        record("weather_forecast", "The weather forecast for a place."),
     ])  # fmt: skip
-    assert [t.name for t in registry.search("weather")] == ["get_weather", "send_message"]
+    assert [t.name for t in registry.search("weather forecast")] == [
+        "weather_forecast", "send_message",
+    ]  # fmt: skip
+
+
+def test_mentioned_parameters_rank_a_tool_first() -> None:
+    """Of two tools alike in name and description, the one whose parameters are named wins."""
+
+    def params(*names: str) -> dict[str, Any]:
+        return {"type": "object", "properties": {n: {"type": "number"} for n in names}}
+
+    registry = ToolRegistry([
+        record("shape_area", "The area of a shape.", parameters=params("radius")),
+        record("area_of_shape", "The area of a shape.", parameters=params("base", "height")),
+    ])  # fmt: skip
+    assert registry.search("area of a shape with base 3 and height 4")[0].name == "area_of_shape"
+    assert registry.search("area of a shape with radius 2")[0].name == "shape_area"
+
+
+def test_candidates_carry_one_bounded_row_per_tool() -> None:
+    """Candidates are the matching tools, each with one value in [0, 1] per feature."""
+    index = SearchIndex([
+        from_record(record("get_weather", "Current weather for a city.")),
+        from_record(record("send_email", "Send an email message.")),
+        from_record(record("weather_alerts", "Severe weather alerts for a region.")),
+    ])  # fmt: skip
+    assert len(WEIGHTS) == len(FEATURES)
+    positions, rows = index.candidates("get the weather in Paris")
+    assert positions.tolist() == [0, 2]
+    assert rows.shape == (2, len(FEATURES))
+    assert ((rows >= 0) & (rows <= 1)).all()
+    coverage = rows[:, FEATURES.index("name_coverage")]
+    assert coverage.tolist() == [1.0, 0.5]
+    assert rows[:, FEATURES.index("whole_bm25")].max() == 1.0
+    none, empty = index.candidates("the of and")
+    assert len(none) == 0
+    assert empty.shape == (0, len(FEATURES))
 
 
 def test_parameters_enums_and_nested_properties_are_searchable() -> None:
