@@ -238,6 +238,18 @@ def _whole_document(tool: Tool) -> list[str]:
     return words(" ".join((*texts, _schema_text(tool))))
 
 
+def _schema(tool: Tool) -> Any:
+    """The parameters schema, without compiling a schema-only tool that is not compiled yet."""
+    from forge.tools._sources import SchemaSource
+
+    compiled = tool._compiled
+    if compiled is not None:
+        return compiled.parameters
+    if isinstance(tool.source, SchemaSource):
+        return tool.source.schema
+    return tool.parameters
+
+
 def _schema_text(tool: Tool) -> str:
     """The JSON parameter schema, or the parameter text of a tool not compiled yet."""
     from forge.tools._sources import FunctionSource
@@ -245,7 +257,7 @@ def _schema_text(tool: Tool) -> str:
     if tool._compiled is None and isinstance(tool.source, FunctionSource):
         return _parameter_text(tool)
     try:
-        return json.dumps(tool.parameters)
+        return json.dumps(_schema(tool), default=str)
     except Exception:  # a tool whose schema cannot be built is still searchable by name
         return ""
 
@@ -259,8 +271,8 @@ def _parameter_names(tool: Tool) -> list[str]:
 
         return list(inspect.signature(source.fn).parameters)
     try:
-        properties = tool.parameters.get("properties")
-    except Exception:
+        properties = _schema(tool).get("properties")
+    except Exception:  # a tool whose schema cannot be built is still searchable by name
         return []
     return [str(name) for name in properties] if isinstance(properties, dict) else []
 
@@ -276,7 +288,7 @@ def _parameter_text(tool: Tool) -> str:
         names = list(inspect.signature(source.fn).parameters)
         return " ".join(names + list(source.param_descriptions.values()))
     try:
-        schema: Any = tool.parameters
+        schema: Any = _schema(tool)
     except Exception:  # a tool whose schema cannot be built is still searchable by name
         return ""
     return " ".join(_schema_words(schema, depth=0))

@@ -207,3 +207,16 @@ def test_results_are_matching_unique_and_bounded(
         assert wanted & set(tokenize(t.description))
     matching = [t for t in tools if wanted & set(tokenize(t.description))]
     assert len(results) == min(limit, len(matching))
+
+
+def test_searching_does_not_compile_schema_only_tools() -> None:
+    """The index reads a record's schema as given; validators are built on first call only."""
+    record = from_record({
+        "name": "lookup_airport", "description": "Find an airport.", "handler": lambda a: a,
+        "parameters": {"type": "object", "properties": {
+            "iata_code": {"type": "string", "description": "Three-letter airport code"}}},
+    })  # fmt: skip
+    registry = ToolRegistry([record])
+    assert [t.name for t in registry.search("airport by iata code")] == ["lookup_airport"]
+    assert record._compiled is None
+    assert registry.execute("lookup_airport", {"iata_code": "CDG"}).ok
