@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
+from forge.tools._param_table import PRIMITIVES
 from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
 
 Schema = dict[str, Any]
@@ -29,7 +30,6 @@ ANNOTATIONS = ("title", "$schema", "$id", "$comment", "examples", "readOnly", "w
 
 #: Keys of the commonest leaf schema (``{"type": "string", "description": ...}``).
 LEAF_KEYS = frozenset({"type", "description", "default", "title"})
-PRIMITIVES = frozenset({"string", "integer", "number", "boolean", "null"})
 
 JSON_STRING_NOTE = "A JSON value, encoded as a string."
 

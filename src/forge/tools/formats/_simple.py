@@ -111,12 +111,17 @@ def gemini_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Schema | N
         compiled[name] = out
     if found.closed and not found.closed_first:
         changes.append(_CLOSED)
-    result: Schema = {"type": "OBJECT"}
-    if found.description is not None:
-        result["description"] = found.description
+    return _root("OBJECT", found, compiled)
+
+
+def _root(kind: str, table: Table, compiled: Schema) -> Schema:
+    """The root object: type, description, properties and the ``required`` list as written."""
+    result: Schema = {"type": kind}
+    if table.description is not None:
+        result["description"] = table.description
     result["properties"] = compiled
-    if found.required is not None:
-        result["required"] = list(found.required)
+    if table.required is not None:
+        result["required"] = list(table.required)
     return result
 
 
@@ -192,11 +197,6 @@ def closed_strict_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Sch
     compiled = _strict_properties(table, ctx.provider, False, notes, notes)
     if compiled and not table.closed:
         notes.append(_OPEN)
-    result: Schema = {"type": "object"}
-    if table.description is not None:
-        result["description"] = table.description
-    result["properties"] = compiled
-    if table.required is not None:
-        result["required"] = list(table.required)
+    result = _root("object", table, compiled)
     result["additionalProperties"] = False
     return result
