@@ -124,3 +124,36 @@ def test_strict_output_shares_plain_properties_and_leaves_the_schema_alone() -> 
     for provider in ("gemini", "anthropic", "bedrock", "openai"):
         to_provider([book], provider, strict=True)
     assert json.dumps(schema) == before
+
+
+def test_converted_tools_share_no_objects_with_each_other() -> None:
+    """Editing one tool's converted definition in place never shows up in another tool's."""
+
+    @tool
+    def first(count: int | None = None, names: list[str] | None = None, size: int = 1) -> int:
+        """First."""
+        return 1
+
+    @tool
+    def second(count: int | None = None, names: list[str] | None = None, size: int = 1) -> int:
+        """Second."""
+        return 2
+
+    for provider, strict in (("openai", True), ("anthropic", True), ("gemini", False)):
+        _memo.clear()
+        one, two = (convert(t, provider, strict=strict)[0] for t in (first, second))
+        body = "function" if provider == "openai" else None
+        params = "parameters" if provider != "anthropic" else "input_schema"
+        one = one[body][params] if body else one[params]
+        two = two[body][params] if body else two[params]
+        before = json.dumps(two)
+        for prop in one["properties"].values():
+            for node in [prop, *prop.get("anyOf", []), prop.get("items", {})]:
+                node["x-edited"] = True
+                if isinstance(node.get("type"), list):
+                    node["type"].append("edited")
+            for branch in prop.get("anyOf", []):
+                if isinstance(branch.get("items"), dict):
+                    branch["items"]["x-edited"] = True
+        assert json.dumps(two) == before, provider
+    _memo.clear()

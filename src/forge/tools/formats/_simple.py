@@ -25,11 +25,6 @@ UNKNOWN: Any = object()
 
 _GEMINI = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
            "null": "NULL"}  # fmt: skip
-# Leaves shared by every compiled schema (compiled schemas are read-only, like the canonical one).
-_GEMINI_ITEMS = {kind: {"type": gemini} for kind, gemini in _GEMINI.items()}
-_ITEMS = {kind: {"type": kind} for kind in _GEMINI}
-_OR_NULL = {kind: [kind, "null"] for kind in (*_GEMINI, "array")}
-_NULL = {"type": "null"}
 _MAX_NOTES = 4096
 
 _NOTE_NULLABLE = "optional became required and nullable; null means 'not given'"
@@ -98,7 +93,7 @@ def gemini_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Schema | N
         if shape == LEAF:
             out = {"type": _GEMINI[kind]}
         elif shape == ARRAY or item:
-            out = {"type": "ARRAY", "items": _GEMINI_ITEMS[item]}
+            out = {"type": "ARRAY", "items": {"type": _GEMINI[item]}}
         else:
             out = {"type": _GEMINI[kind]}
         if description is not None:
@@ -147,15 +142,15 @@ def _strict_properties(
         nullable = shape == OPTIONAL or kind == "null"
         if close and not nullable and name not in required:
             closing.append(_NULLABLE[pointer])
-            value: Schema = {"type": _OR_NULL[kind]}
+            value: Schema = {"type": [kind, "null"]}
         elif plain is not None:
             compiled[name] = plain  # already in strict form: shared, like the schema itself
             continue
         else:
             value = {"type": kind}
         if item:
-            value["items"] = _ITEMS[item]
-        out: Schema = {"anyOf": [value, _NULL]} if shape == OPTIONAL else value
+            value["items"] = {"type": item}
+        out: Schema = {"anyOf": [value, {"type": "null"}]} if shape == OPTIONAL else value
         if with_default is not None:
             notes.append(moved[pointer])
             out["description"] = with_default
