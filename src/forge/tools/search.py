@@ -1,27 +1,34 @@
-"""Ranked tool search (RG-5): BM25 candidates re-ranked by a small linear model.
+"""Ranked tool search (RG-5): lexical and semantic candidates re-ranked by a small linear model.
 
-Two BM25 indexes (bm25s) are built once per registry version:
+Two BM25 indexes (bm25s) and one table of embeddings are built once per registry version:
 
 * **fields**: fields weighted by repetition (the name four times, the description, display
   name and tags twice, the category and the parameters' names, descriptions and enum values
   once), names split on snake_case, kebab-case, camelCase and dots, stop words (including the
   polite words of chat requests), numbers and single letters dropped, plurals folded
-  (k1 = 1.2, b = 0.5). It picks the candidates: the best ``max(60, limit)`` tools that share
-  a term with the query.
+  (k1 = 1.2, b = 0.5). It picks the lexical candidates: the best ``max(60, limit)`` tools that
+  share a term with the query.
 * **whole definition**: every word of the name, display name, tags, description and JSON
   parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
+* **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
+  (``_embedding``). The 20 tools nearest to the query join the candidates when their cosine
+  similarity is at least 0.2 and at least half the nearest one's, so a tool can be found by
+  meaning ("100 euro in USD" -> ``convert_currency``). A query none of whose words the index
+  knows still finds nothing.
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
 the IDF-weighted share of the query's terms found anywhere in it, the shares of the query found
 in its description and of its description found in the query, the share of its parameter
-names mentioned, and the share of its name's adjacent term pairs that appear adjacently in
-the query. Ties keep registration order.
+names mentioned, the share of its name's adjacent term pairs that appear adjacently in the
+query, and its cosine similarity to the query, raw and relative to the other candidates. Ties
+keep registration order.
 
-The weights were fitted by ``bench/fit_search.py`` on BFCL's ``simple_python``,
-``live_simple``, ``parallel_multiple`` and ``live_parallel_multiple`` categories only; the
-measured categories ``multiple`` and ``live_multiple`` (``bench/bench_search.py``) took no
-part. No feature refers to a particular tool or word of the corpus.
+The weights were fitted by ``bench/fit_search.py`` on BFCL's single-intent ``simple_python``,
+``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and ``live_parallel``
+categories only; the measured categories ``multiple`` and ``live_multiple``
+(``bench/bench_search.py``) took no part. No feature refers to a particular tool or word of
+the corpus.
 """
 
 from __future__ import annotations
@@ -46,6 +53,11 @@ B = 0.5
 WHOLE_K1 = 0.9
 WHOLE_B = 0.5
 CANDIDATES = 60
+SEMANTIC_CANDIDATES = 20
+#: A tool joins the candidates by meaning alone when its cosine similarity to the query is at
+#: least ``SEMANTIC_FLOOR`` and at least ``SEMANTIC_SHARE`` of the nearest tool's.
+SEMANTIC_FLOOR = 0.2
+SEMANTIC_SHARE = 0.5
 FEATURES = (
     "whole_bm25",
     "name_coverage",
@@ -54,9 +66,11 @@ FEATURES = (
     "description_in_query",
     "parameters_mentioned",
     "name_pairs_in_query",
+    "semantic",
+    "semantic_relative",
 )
 #: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
-WEIGHTS = (3.91, 1.43, 2.94, 1.29, 2.94, 0.72, 0.35)
+WEIGHTS = (3.56, 0.35, 2.78, -0.63, 2.29, 0.99, 0.95, 2.56, 2.56)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _STOP = frozenset(
@@ -232,6 +246,11 @@ def _document(tool: Tool) -> list[str]:
     return doc
 
 
+def _semantic_text(tool: Tool) -> str:
+    """The text a tool's embedding is made of: its name spelled out, then its description."""
+    return f"{_split(tool.name).replace('.', ' ')}. {tool.description}"
+
+
 def _whole_document(tool: Tool) -> list[str]:
     meta = tool.metadata
     texts = (tool.name, meta.display_name or "", " ".join(meta.tags), tool.description)
@@ -341,7 +360,11 @@ class SearchIndex:
         self._masks: dict[tuple[Any, ...], Any] = {}
         self._profiles: list[_Profile] = []
         self._df: dict[str, int] = {}
+        self._vectors: Any = None
         if self._tools:
+            from forge.tools._embedding import embed
+
+            self._vectors = embed([_semantic_text(t) for t in self._tools])
             import bm25s
 
             documents = [_document(t) for t in self._tools]
@@ -392,18 +415,29 @@ class SearchIndex:
             return none
         scores = self._retriever.get_scores(terms)
         keep = scores > 0
-        if category is not None or tags:
-            keep &= self._mask(category, tuple(tags))
+        mask = self._mask(category, tuple(tags)) if category is not None or tags else None
+        if mask is not None:
+            keep &= mask
         candidates = np.flatnonzero(keep)
         if not len(candidates):
             return none
         pool = max(CANDIDATES, limit)
         if len(candidates) > pool:
             best = np.argpartition(-scores[candidates], pool - 1)[:pool]
-            candidates = np.sort(candidates[best])
-        return candidates, self._features(query, terms, candidates)
+            candidates = candidates[best]
+        from forge.tools._embedding import embed
 
-    def _features(self, query: str, terms: list[str], candidates: Any) -> Any:
+        similarity = self._vectors @ embed([query])[0]
+        nearest = np.flatnonzero(mask) if mask is not None else np.arange(len(self._tools))
+        if len(nearest) > SEMANTIC_CANDIDATES:
+            best = np.argpartition(-similarity[nearest], SEMANTIC_CANDIDATES - 1)
+            nearest = nearest[best[:SEMANTIC_CANDIDATES]]
+        if len(nearest):
+            floor = max(SEMANTIC_FLOOR, SEMANTIC_SHARE * similarity[nearest].max())
+            candidates = np.union1d(candidates, nearest[similarity[nearest] >= floor])
+        return candidates, self._features(query, terms, candidates, similarity[candidates])
+
+    def _features(self, query: str, terms: list[str], candidates: Any, similarity: Any) -> Any:
         import numpy as np
 
         asked = set(terms)
@@ -423,6 +457,9 @@ class SearchIndex:
             row[4] = len(asked & p.description) / len(p.description) if p.description else 0.0
             row[5] = len(asked & p.parameters) / len(p.parameters) if p.parameters else 0.0
             row[6] = len(pairs & p.name_pairs) / len(p.name_pairs) if p.name_pairs else 0.0
+        spread = similarity.max() - similarity.min()
+        rows[:, 7] = np.clip(similarity, 0.0, 1.0)
+        rows[:, 8] = (similarity - similarity.min()) / spread if spread > 0 else 0.0
         return rows
 
     def _mask(self, category: ToolCategory | None, tags: tuple[str, ...]) -> Any:

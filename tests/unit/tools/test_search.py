@@ -147,26 +147,28 @@ def test_index_is_rebuilt_only_when_the_registry_changes(monkeypatch: pytest.Mon
 
 def test_ties_keep_registration_order() -> None:
     """Tools with equal scores come back in registration order, cut at the limit."""
-    tools = [record(f"tool_{i}", "Identical description.") for i in range(20)]
-    registry = ToolRegistry(tools)
-    names = [t.name for t in registry.search("identical", limit=7)]
-    assert names == [f"tool_{i}" for i in range(7)]
+    tools = [from_record(record("same_tool", "Identical description.")) for _ in range(20)]
+    found = SearchIndex(tools).search("identical", limit=7)
+    assert [id(t) for t in found] == [id(t) for t in tools[:7]]
 
 
 def test_filters_are_cached_masks() -> None:
-    """Category and tag filters apply before the limit."""
+    """Category and tag filters apply before the limit, to lexical and semantic candidates."""
     registry = ToolRegistry([
         record(f"n{i}", "Common words here.", category="web" if i % 2 else "api",
                tags=["even"] if i % 2 == 0 else [])
         for i in range(10)
     ])  # fmt: skip
-    assert [t.name for t in registry.search("common", category="web", limit=3)] == [
-        "n1", "n3", "n5",
-    ]  # fmt: skip
-    assert [t.name for t in registry.search("common", tags=["even"], limit=2)] == ["n0", "n2"]
-    assert registry.search("common", category="web", limit=3) == registry.search(
-        "common", category="web", limit=3
-    )
+    web = registry.search("common", category="web", limit=3)
+    assert len(web) == 3
+    assert all(t.metadata.category.value == "web" for t in web)
+    even = registry.search("common", tags=["even"], limit=2)
+    assert len(even) == 2
+    assert all("even" in t.metadata.tags for t in even)
+    assert registry.search("common", category="web", limit=3) == web
+    assert {t.name for t in registry.search("common", category="web")} == {
+        f"n{i}" for i in range(1, 10, 2)
+    }
 
 
 def test_limit_must_be_positive() -> None:
@@ -220,3 +222,48 @@ def test_searching_does_not_compile_schema_only_tools() -> None:
     assert [t.name for t in registry.search("airport by iata code")] == ["lookup_airport"]
     assert record._compiled is None
     assert registry.execute("lookup_airport", {"iata_code": "CDG"}).ok
+
+
+def currency_registry() -> ToolRegistry:
+    """Four tools; the converter shares no word with the currency questions below."""
+    return ToolRegistry([
+        record("convert_currency", "Convert money from one currency to another.", category="api"),
+        record("find_dollar_store", "Find dollar stores nearby.", category="web"),
+        record("send_email", "Send an email message.", category="api"),
+        record("get_weather", "Current weather for a city.", category="web"),
+    ])  # fmt: skip
+
+
+def test_a_tool_sharing_no_word_with_the_query_is_found_by_meaning() -> None:
+    """The embedding brings in a tool no query word names; unrelated tools stay out."""
+    registry = currency_registry()
+    for query in ("how many yen is 20 dollars", "How much is 100 euro in US dollars?"):
+        names = [t.name for t in registry.search(query)]
+        assert "convert_currency" in names, query
+        assert not {"send_email", "get_weather"} & set(names), query
+
+
+def test_tools_found_by_meaning_obey_the_filters() -> None:
+    """A filter applies to the tools found by meaning as it does to the others."""
+    registry = currency_registry()
+    assert [t.name for t in registry.search("how many yen is 20 dollars", category="web")] == [
+        "find_dollar_store",
+    ]  # fmt: skip
+
+
+def test_a_query_without_a_known_word_finds_nothing() -> None:
+    """Meaning alone never answers a query none of whose words the index knows."""
+    assert currency_registry().search("zzqx frobnicate") == []
+
+
+def test_semantic_features_are_bounded_and_relative() -> None:
+    """The cosine feature is clipped to [0, 1]; the relative one spans [0, 1] over candidates."""
+    index = SearchIndex([
+        from_record(record("convert_currency", "Convert money from one currency to another.")),
+        from_record(record("find_dollar_store", "Find dollar stores nearby.")),
+    ])  # fmt: skip
+    _, rows = index.candidates("how many yen is 20 dollars")
+    cosine = rows[:, FEATURES.index("semantic")]
+    relative = rows[:, FEATURES.index("semantic_relative")]
+    assert ((cosine >= 0) & (cosine <= 1)).all()
+    assert sorted(relative.tolist()) == [0.0, 1.0]

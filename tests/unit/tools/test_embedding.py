@@ -1,0 +1,66 @@
+"""The static embeddings behind search: offline loading, shapes, norms, blank texts."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import numpy as np
+import pytest
+
+from forge.tools._embedding import DIMENSIONS, embed
+
+
+def test_vectors_are_unit_length_rows() -> None:
+    """One float32 row per text, each of length one."""
+    vectors = embed(["convert money between currencies", "weather in Paris"])
+    assert vectors.shape == (2, DIMENSIONS)
+    assert vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_related_texts_are_nearer_than_unrelated_ones() -> None:
+    """The model carries meaning: currency is nearer to dollars than e-mail is."""
+    query, currency, email = embed([
+        "how many yen is 20 dollars",
+        "Convert money from one currency to another.",
+        "Send an email message.",
+    ])  # fmt: skip
+    assert query @ currency > query @ email + 0.2
+
+
+def test_blank_text_gives_zeros_without_warnings() -> None:
+    """A text without tokens gives a zero row instead of a division warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vectors = embed(["", "word"])
+    assert not vectors[0].any()
+    assert embed([]).shape == (0, DIMENSIONS)
+
+
+def test_loading_needs_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model loads from the installed package, with every connection refused."""
+    import socket
+
+    import forge.tools._embedding as embedding
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network refused in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    embedding._model.cache_clear()
+    assert embed(["offline"]).shape == (1, DIMENSIONS)
+
+
+def test_loading_leaves_the_root_logger_alone() -> None:
+    """The model's package configures logging on import; the application's set-up stays."""
+    import subprocess
+    import sys
+
+    code = (
+        "import logging; from forge.tools._embedding import embed; embed(['x']); "
+        "root = logging.getLogger(); print(len(root.handlers), root.level)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", str(logging.WARNING)]
+    assert done.stderr == ""
