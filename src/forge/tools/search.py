@@ -351,7 +351,7 @@ def _profile(tool: Tool, document: list[str]) -> _Profile:
 
 
 class SearchIndex:
-    """BM25 candidates over a fixed list of tools, re-ranked by ``WEIGHTS`` on ``FEATURES``."""
+    """BM25 and embedding candidates over a fixed list of tools, re-ranked by ``WEIGHTS``."""
 
     def __init__(self, tools: Sequence[Tool]) -> None:
         self._tools = list(tools)
@@ -362,11 +362,11 @@ class SearchIndex:
         self._df: dict[str, int] = {}
         self._vectors: Any = None
         if self._tools:
+            import bm25s
+
             from forge.tools._embedding import embed
 
             self._vectors = embed([_semantic_text(t) for t in self._tools])
-            import bm25s
-
             documents = [_document(t) for t in self._tools]
             self._retriever = bm25s.BM25(k1=K1, b=B)
             self._retriever.index([d or ["_"] for d in documents], show_progress=False)
@@ -428,14 +428,19 @@ class SearchIndex:
         from forge.tools._embedding import embed
 
         similarity = self._vectors @ embed([query])[0]
-        nearest = np.flatnonzero(mask) if mask is not None else np.arange(len(self._tools))
-        if len(nearest) > SEMANTIC_CANDIDATES:
-            best = np.argpartition(-similarity[nearest], SEMANTIC_CANDIDATES - 1)
-            nearest = nearest[best[:SEMANTIC_CANDIDATES]]
-        if len(nearest):
-            floor = max(SEMANTIC_FLOOR, SEMANTIC_SHARE * similarity[nearest].max())
-            candidates = np.union1d(candidates, nearest[similarity[nearest] >= floor])
+        candidates = np.union1d(candidates, self._nearest(similarity, mask))
         return candidates, self._features(query, terms, candidates, similarity[candidates])
+
+    @staticmethod
+    def _nearest(similarity: Any, mask: Any) -> Any:
+        """The tools that join the candidates by meaning alone (``SEMANTIC_*``)."""
+        import numpy as np
+
+        allowed = similarity if mask is None else np.where(mask, similarity, -np.inf)
+        count = min(SEMANTIC_CANDIDATES, len(allowed))
+        nearest = np.argpartition(-allowed, count - 1)[:count]
+        floor = max(SEMANTIC_FLOOR, SEMANTIC_SHARE * allowed[nearest].max())
+        return nearest[allowed[nearest] >= floor]
 
     def _features(self, query: str, terms: list[str], candidates: Any, similarity: Any) -> Any:
         import numpy as np
