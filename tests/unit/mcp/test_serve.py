@@ -7,6 +7,7 @@ import json
 import signal
 import socket
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -91,6 +92,20 @@ def test_http_server_shuts_down_cleanly_on_signals(
     """SIGINT and SIGTERM stop the HTTP server with exit code 0 and no traceback."""
     server = start_http()
     assert server.stop(sig) == 0
+
+
+def test_a_second_signal_during_shutdown_is_absorbed(
+    start_http: Callable[..., HttpServer],
+) -> None:
+    """Two quick SIGTERMs with a session open still exit 0 and print no traceback."""
+    server = start_http()
+    assert post(server.url, json.dumps(INIT)).status_code == 200
+    server.process.send_signal(signal.SIGTERM)
+    time.sleep(0.1)  # the second signal lands while the first one's shutdown is under way
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=15) == 0
+    assert server.process.stderr is not None
+    assert "Traceback" not in server.process.stderr.read()
 
 
 def test_a_busy_sync_tool_does_not_hold_up_shutdown(start_http: Callable[..., HttpServer]) -> None:

@@ -190,12 +190,23 @@ def _announce_url(host: str, port: int) -> None:
 
 
 async def _until_signalled(main: Coroutine[Any, Any, None]) -> None:
-    """Run ``main``; SIGINT or SIGTERM cancels it, and the cancellation ends quietly."""
+    """Run ``main``; SIGINT or SIGTERM cancels it, and the cancellation ends quietly.
+
+    Only the first signal cancels: a second one (Ctrl+C pressed twice, or a signal sent both
+    to a process group and forwarded by a parent) would interrupt the graceful shutdown, which
+    is bounded anyway.
+    """
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(main)
     stops = (signal.SIGINT, signal.SIGTERM)
+
+    def stop() -> None:
+        for sig in stops:
+            loop.add_signal_handler(sig, lambda: None)
+        task.cancel()
+
     for sig in stops:
-        loop.add_signal_handler(sig, task.cancel)
+        loop.add_signal_handler(sig, stop)
     try:
         await task
     except asyncio.CancelledError:
