@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 PORT   ?= 8765
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test test-fast dist bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,10 +22,14 @@ run: $(STAMP)
 
 ## Lint, type-check and run the whole test suite.
 test: $(STAMP)
-	$(BIN)/ruff check src tests bench examples
-	$(BIN)/ruff format --check src tests bench examples
+	$(BIN)/ruff check src tests bench examples corpora
+	$(BIN)/ruff format --check src tests bench examples corpora
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q --cov=forge --cov-report=term-missing:skip-covered
+	$(BIN)/python -m pytest -q --cov=forge --cov-report=term-missing:skip-covered --cov-fail-under=90
+
+## The fast part of the suite only (skips the tests marked slow: servers, subprocesses, the corpora, long property runs).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
 
 $(VENV)/.installed-bench: pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -34,6 +38,11 @@ $(VENV)/.installed-bench: pyproject.toml $(STAMP)
 ## Run the benchmarks against the peers (writes nothing; paste the table into bench/README.md).
 bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/run_all.py
+
+## Build the wheel into dist/: pip install 'dist/forge_tools-<version>-py3-none-any.whl[mcp]'.
+dist: $(BIN)/python
+	rm -rf dist
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build dist

@@ -23,6 +23,8 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
+#: The external data committed with the repository (see ``corpora/README.md``).
+CORPORA = REPO_ROOT / "corpora"
 
 #: The multiplication sign, written after ratios ("1.25" + TIMES).
 TIMES = "\N{MULTIPLICATION SIGN}"

@@ -13,14 +13,13 @@ import functools
 import json
 import random
 import typing
-import warnings
 from pathlib import Path
 from typing import Any
 
-from _harness import REPO_ROOT
+from _harness import CORPORA
 
-#: BFCL data shipped next to the repository (see the corpus README for its provenance).
-BFCL_MULTIPLE = REPO_ROOT.parent / "shared" / "corpora" / "bfcl" / "BFCL_v4_multiple.json"
+#: BFCL data committed with the repository (see ``corpora/bfcl/README.md`` for its provenance).
+BFCL_MULTIPLE = CORPORA / "bfcl" / "BFCL_v4_multiple.json"
 
 _PARAM_NAMES = (
     "query", "city", "count", "ratio", "enabled", "tags", "limit", "unit", "verbose", "names",
@@ -138,13 +137,7 @@ def normalise_bfcl_schema(node: Any) -> Any:
 
 
 def load_bfcl_schemas(limit: int = 200, path: Path = BFCL_MULTIPLE) -> list[dict[str, Any]]:
-    """Load up to ``limit`` distinct (by name) normalised parameter schemas from BFCL.
-
-    Returns an empty list (with a warning) when the corpus is not available.
-    """
-    if not path.exists():
-        warnings.warn(f"BFCL corpus not found at {path}; skipping", stacklevel=2)
-        return []
+    """Load up to ``limit`` distinct (by name) normalised parameter schemas from BFCL."""
     schemas: dict[str, dict[str, Any]] = {}
     with path.open(encoding="utf-8") as handle:
         for line in handle:

@@ -12,8 +12,7 @@ The search's weights were fitted (``fit_search.py``) on the development categori
 ``parallel`` and ``live_parallel``);
 ``multiple`` and ``live_multiple`` are the measured ones.
 
-Usage: ``python bench/bench_search.py`` (needs the corpus in ``shared/corpora/bfcl`` beside the
-repository).
+Usage: ``python bench/bench_search.py`` (reads the corpus in ``corpora/bfcl/``).
 """
 
 from __future__ import annotations
@@ -29,9 +28,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import REPO_ROOT, Row, render_rows
+from _harness import CORPORA, Row, render_rows
 
-BFCL = REPO_ROOT.parent / "shared" / "corpora" / "bfcl"
+BFCL = CORPORA / "bfcl"
 MEASURED = ("multiple", "live_multiple")
 TARGETS = {"multiple": 0.95, "live_multiple": 0.90}
 #: The single-intent categories (one function asked for, as in the measured ones).
@@ -50,9 +49,7 @@ LATENCY_TOOLS = 10_000
 
 def _corpus() -> Path:
     if not BFCL.is_dir():
-        raise SystemExit(
-            f"BFCL corpus not found at {BFCL}: check out shared/ beside the repository"
-        )
+        raise SystemExit(f"BFCL corpus not found at {BFCL}: corpora/ is part of the repository")
     return BFCL
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_search import DEVELOPMENT, build_tools, distinct_definitions, questions
+from bench_search import BFCL, DEVELOPMENT, build_tools, distinct_definitions, questions
 
 L2 = 1e-4
 STEPS = 400
@@ -29,8 +29,7 @@ RATE = 0.05
 
 def ground_truths(category: str) -> list[set[str]]:
     """Every ground-truth function name of each question (parallel ones have several)."""
-    path = Path(__file__).resolve().parent.parent / ".." / "shared" / "corpora" / "bfcl"
-    lines = (path / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8")
+    lines = (BFCL / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8")
     return [{next(iter(call)) for call in json.loads(line)["ground_truth"]}
             for line in lines.splitlines()]  # fmt: skip
 

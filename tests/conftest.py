@@ -1,4 +1,7 @@
-"""Shared fixtures: a real HTTP server on 127.0.0.1 for the HTTP tool and CLI tests."""
+"""Shared fixtures: a real HTTP server on 127.0.0.1 for the HTTP tool and CLI tests.
+
+Also the place of the test data: ``corpora/`` at the repository root (see its README.md).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,21 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
+#: The external test data committed with the repository.
+CORPORA = Path(__file__).resolve().parent.parent / "corpora"
+
+
+def corpus(*parts: str) -> Path:
+    """A file or folder under ``corpora/``; fails the calling test when it is missing."""
+    path = CORPORA.joinpath(*parts)
+    if not path.exists():
+        pytest.fail(f"test data missing: {path} (corpora/ is in the repository)", pytrace=False)
+    return path
 
 
 class _Handler(BaseHTTPRequestHandler):

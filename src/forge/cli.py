@@ -1,16 +1,22 @@
 """The ``forge-tools`` command line (SPEC §10).
 
 Every command works on the bundled example tools, or on the tools of the
-configuration files given with ``--config`` (repeatable). Tables are for
-people; ``--json`` prints JSON for scripts. Errors go to stderr, without a
-traceback.
+configuration files given with ``--config`` (repeatable) and of the Python
+code given with ``--tools MODULE:ATTR`` (both, if both are given). An invalid
+definition is skipped, with one line on stderr naming its file, tool and
+reason; ``--strict`` (``--strict-config`` on ``show`` and ``export``) makes
+any problem fatal. Tables are for people; ``--json`` prints JSON for scripts.
+Errors go to stderr, without a traceback.
 
 Exit codes:
-    0: success.
+    0: success (skipped definitions are only warned about).
     1: the tool ran and returned a failed result.
-    2: usage error (unknown command or option, malformed ``--args`` JSON).
-    3: not found (no tool by that name, unknown provider).
-    4: validation failure (arguments rejected by the schema, or invalid definitions).
+    2: usage error (unknown command or option, malformed ``--args`` JSON,
+       a ``--tools`` reference that cannot be loaded).
+    3: not found (no tool by that name, unknown provider, missing configuration file).
+    4: validation failure (arguments rejected by the schema, a configuration file
+       that cannot be parsed, any invalid definition with ``--strict``, and
+       ``validate`` finding an error).
 """
 
 from __future__ import annotations

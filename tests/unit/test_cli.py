@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test runs the command line in a subprocess
+
 SCRIPT = Path(sys.executable).with_name("forge-tools")
 PYTHON_TOOLS = {"word_count", "convert_temperature", "current_time", "read-file", "list-directory"}
 CONFIG_TOOLS = {"get_stock_quote", "echo", "add_note", "list_notes", "exchange_rate"}
@@ -186,7 +188,11 @@ def test_validate_reports_definitions_and_lint(tmp_path: Path, config: Path) -> 
         (("export", "--format", "smoke-signals"), 3, "unsupported provider"),
         (("call", "echo", "--args", '{"message": 1}'), 4, "invalid arguments"),
         (("call", "current_time", "--args", '{"timezone": "Mars/Base"}'), 1, ""),
-        (("list", "--config", "missing.yaml"), 4, "file not found"),
+        (("list", "--config", "missing.yaml"), 3, "missing.yaml: file not found"),
+        (("call", "echo", "--config", "missing.yaml"), 3, "missing.yaml: file not found"),
+        (("validate", "missing.yaml"), 3, "missing.yaml: file not found"),
+        (("validate",), 2, "give the configuration files to check"),
+        (("list", "--tools", "no_such_module_xyz:tools"), 2, "cannot import"),
     ],
 )
 def test_exit_codes_and_errors_on_stderr(args: tuple[str, ...], code: int, message: str) -> None:
@@ -195,6 +201,111 @@ def test_exit_codes_and_errors_on_stderr(args: tuple[str, ...], code: int, messa
     assert done.returncode == code, done.stderr
     assert message in (done.stderr if code != 1 else done.stdout + done.stderr)
     assert "Traceback" not in done.stderr
+
+
+BROKEN = """\
+  - name: broken
+    description: Its implementation type is misspelled.
+    parameters: {type: object}
+    implementation: {type: mok, mock_response: 1}
+"""
+DUPLICATE = """\
+  - name: greet
+    description: A second tool with the same name.
+    parameters: {type: object}
+    implementation: {type: mock, mock_response: 2}
+"""
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """A configuration file with one valid and one invalid definition."""
+    path = tmp_path / "mixed.yaml"
+    path.write_text(CONFIG + BROKEN)
+    return path
+
+
+def test_an_invalid_definition_is_skipped_with_one_line_on_stderr(mixed: Path) -> None:
+    """Commands use the valid tools of a file and name each skipped one on stderr (issue 11)."""
+    listed = run("list", "--config", str(mixed), "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [r["name"] for r in json.loads(listed.stdout)] == ["greet"]
+    assert listed.stderr == (
+        f"forge-tools: warning: {mixed}: tool 'broken' (definition #2) skipped: "
+        "'implementation.type' must be one of mock, builtin, internal, http; got 'mok'\n"
+    )
+    called = run("call", "greet", "--args", '{"name": "Ada"}', "--config", str(mixed))
+    assert (called.returncode, called.stdout) == (0, "hello\n")
+    assert "tool 'broken' (definition #2) skipped" in called.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("list", "--strict"), ("call", "greet", "--strict-config"), ("serve", "--strict"),
+     ("export", "--format", "openai", "--strict-config")],
+)  # fmt: skip
+def test_strict_fails_listing_every_problem(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """`--strict` (or `--strict-config`) makes any problem fatal and lists all of them."""
+    path = tmp_path / "tools.yaml"
+    path.write_text(CONFIG + BROKEN + DUPLICATE)
+    done = run(*args, "--config", str(path))
+    assert done.returncode == 4
+    assert done.stdout == ""
+    assert done.stderr.startswith(
+        "forge-tools: error: 2 problems in the tool configuration; nothing was registered:\n"
+    )
+    assert (
+        f"{path}: tool 'broken' (definition #2): 'implementation.type' must be one of"
+        in done.stderr
+    )
+    duplicate = "a tool with this name is already defined in"
+    assert (
+        f"{path}: tool 'greet' (definition #3): {duplicate} {path} (definition #1)" in done.stderr
+    )
+
+
+def test_an_unparseable_config_file_is_fatal(tmp_path: Path) -> None:
+    """A file that cannot be parsed fails the command even without --strict: none of it loads."""
+    path = tmp_path / "tools.yaml"
+    path.write_text("tools: [")
+    done = run("list", "--config", str(path))
+    assert done.returncode == 4
+    assert f"{path}: invalid YAML" in done.stderr
+
+
+def test_serve_serves_the_valid_tools_and_names_the_invalid_one(
+    mixed: Path, tmp_path: Path
+) -> None:
+    """`serve --config` over stdio lists the valid tool to an MCP client (issue 11)."""
+    import asyncio
+
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=str(SCRIPT), args=["serve", "--config", str(mixed)], env=dict(os.environ)
+    )
+    errlog = tmp_path / "stderr.txt"
+
+    async def names() -> list[str]:
+        with errlog.open("w") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                return [t.name for t in (await client.list_tools()).tools]
+
+    assert asyncio.run(asyncio.wait_for(names(), 60)) == ["greet"]
+    assert (
+        f"forge-tools: warning: {mixed}: tool 'broken' (definition #2) skipped: "
+        in errlog.read_text()
+    )
+
+
+def test_tools_and_config_together(config: Path) -> None:
+    """`--tools MODULE:ATTR` works beyond `serve`, and adds to the --config tools."""
+    rows = json.loads(ok("list", "--tools", "forge.examples:EXAMPLE_TOOLS", "--config",
+                         str(config), "--json"))  # fmt: skip
+    assert [r["name"] for r in rows][-2:] == ["list-directory", "greet"]
+    assert set(PYTHON_TOOLS) <= {r["name"] for r in rows}
+    assert "get_stock_quote" not in {r["name"] for r in rows}
 
 
 def test_main_returns_exit_code(capsys: pytest.CaptureFixture[str]) -> None:

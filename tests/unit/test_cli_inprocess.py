@@ -62,12 +62,64 @@ def test_validate_in_process(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert json.loads(out)["findings"][0]["severity"] == "error"
 
 
-def test_config_errors_are_validation_failures(
+def test_invalid_definitions_are_skipped_unless_strict(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """A --config file with invalid definitions fails with exit code 4 and names the problem."""
+    """A --config definition with several problems is skipped with all of them on one line."""
     bad = tmp_path / "bad.json"
-    bad.write_text('[{"name": "x"}]')
-    code, _, err = run(capsys, "list", "--config", str(bad))
+    bad.write_text('[{"name": "x", "type": "tool"}]')
+    code, out, err = run(capsys, "list", "--config", str(bad))
+    assert code == EXIT_OK
+    assert "0 tools" in out
+    assert err == (
+        f"forge-tools: warning: {bad}: tool 'x' (definition #1) skipped: "
+        "the definition has no 'description'; the definition has no 'parameters'; "
+        "the definition has no 'implementation'; 'type' must be \"function\" (or left out), "
+        "got 'tool'\n"
+    )
+    code, out, err = run(capsys, "list", "--config", str(bad), "--strict")
+    assert (code, out) == (EXIT_VALIDATION, "")
+    assert "1 problem in the tool configuration" in err
+
+
+SPEC = "forge.examples:EXAMPLE_TOOLS"
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (("list",), "5 tools"),
+        (("show", "word_count"), "word_count"),
+        (("export", "--format", "openai"), '"convert_temperature"'),
+        (("call", "word_count", "--args", '{"text": "a b c"}'), '"words": 3'),
+        (("search", "temperature"), "convert_temperature"),
+        (("prompt",), "- read-file:"),
+        (("validate",), "5 valid tool(s), 0 error(s)"),
+    ],
+)
+def test_every_command_reads_python_tools(
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], text: str
+) -> None:
+    """`--tools MODULE:ATTR` is accepted by every command that reads tools."""
+    code, out, err = run(capsys, *args, "--tools", SPEC)
+    assert code == EXIT_OK, err
+    assert text in out
+    assert "get_stock_quote" not in out
+
+
+def test_validate_lints_python_tools_with_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`validate --tools` lints the Python tools too, and reports a file's clash with them."""
+    clash = tmp_path / "clash.yaml"
+    clash.write_text(
+        "- {name: word_count, description: Again., parameters: {type: object},"
+        " implementation: {type: mock, mock_response: 1}}\n"
+    )
+    code, out, _ = run(capsys, "validate", str(clash), "--tools", SPEC, "--json")
     assert code == EXIT_VALIDATION
-    assert "tool 'x': the definition has no 'description'" in err
+    report = json.loads(out)
+    assert len(report["tools"]) == 5
+    [error] = [f for f in report["findings"] if f["severity"] == "error"]
+    assert error["tool"] == "word_count"
+    assert "already defined in the registry" in error["message"]

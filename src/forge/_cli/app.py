@@ -1,5 +1,12 @@
 """The commands of ``forge-tools`` (typer), and how errors become exit codes.
 
+Every command that reads tools takes them from ``--tools MODULE:ATTR`` (Python
+code) and ``--config FILE`` (repeatable), both at once if both are given, or
+else from the bundled examples. An invalid definition is skipped with one
+warning line on stderr (file, tool, reason) unless ``--strict`` makes any
+problem fatal; a configuration file that is missing (exit 3) or cannot be
+parsed (exit 4) is always fatal, since none of its tools could load.
+
 Configuration files given to the command line may name the builtin handlers and the
 bundled examples' internal handlers (``notes.add``, ``notes.list``); other internal
 handlers are registered by an application through `forge.tools.config.load_tools`.
@@ -8,14 +15,17 @@ handlers are registered by an application through `forge.tools.config.load_tools
 from __future__ import annotations
 
 import json
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from forge._cli import render
 from forge.core.errors import (
     ConfigError,
+    ConfigWarning,
     ForgeError,
     ToolDefinitionError,
     ToolNotFoundError,
@@ -23,6 +33,10 @@ from forge.core.errors import (
     UnsupportedProviderError,
 )
 from forge.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from forge.tools import Tool
+    from forge.tools.config import ConfigIssue, LoadReport
 
 EXIT_OK = 0
 EXIT_TOOL_FAILED = 1
@@ -42,6 +56,17 @@ ConfigOpt = Annotated[
     list[Path] | None,
     typer.Option("--config", "-c", help="Tool configuration file (YAML, JSON, TOML); repeatable."),
 ]
+ToolsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--tools", metavar="MODULE:ATTR",
+        help="Tools from Python code: a ToolRegistry, a list of tools, or a factory.",
+    ),
+]  # fmt: skip
+_STRICT_HELP = "Fail on any invalid tool definition instead of skipping it (for CI)."
+StrictOpt = Annotated[bool, typer.Option("--strict", "--strict-config", help=_STRICT_HELP)]
+# show and export already use --strict for the provider's strict schema mode.
+StrictConfigOpt = Annotated[bool, typer.Option("--strict-config", help=_STRICT_HELP)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 PrivateOpt = Annotated[
     bool,
@@ -57,22 +82,64 @@ class Failure(Exception):
         self.code = code
 
 
-def load_registry(config: list[Path] | None, allow_private: bool = False) -> ToolRegistry:
-    """The tools of ``config`` files (strict), or the bundled examples."""
-    if not config:
+def load_registry(
+    config: list[Path] | None,
+    tools: str | None = None,
+    *,
+    strict: bool = False,
+    allow_private: bool = False,
+) -> ToolRegistry:
+    """The tools of ``--tools`` and of the ``--config`` files, or the bundled examples.
+
+    With both, the files' tools are added to the registry ``--tools`` names (a name
+    it already holds is a skipped duplicate).
+    """
+    if not config and not tools:
         from forge.examples import example_registry
 
         return example_registry(allow_private_network=allow_private)
+    registry = python_tools(tools) if tools else ToolRegistry()
+    if config:
+        report = load_config(config, registry, allow_private=allow_private)
+        check_issues(report.issues, strict=strict)
+    return registry
+
+
+def python_tools(spec: str) -> ToolRegistry:
+    """The registry ``--tools MODULE:ATTR`` names, or a usage failure."""
+    from forge._cli.spec import ToolsSpecError, load_tools_spec
+
+    try:
+        return load_tools_spec(spec)
+    except ToolsSpecError as exc:
+        raise Failure(EXIT_USAGE, str(exc)) from None
+
+
+def load_config(
+    files: Sequence[Path], registry: ToolRegistry, *, allow_private: bool = False
+) -> LoadReport:
+    """Load ``files`` into ``registry``, skipping invalid definitions (reported by the caller)."""
     from forge.examples import example_internal_handlers
     from forge.tools.config import load_tools
 
-    try:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConfigWarning)  # the caller prints one line per issue
         return load_tools(
-            config, strict=True, internal=example_internal_handlers(),
+            files, registry=registry, internal=example_internal_handlers(),
             allow_private_network=allow_private,
-        ).registry  # fmt: skip
-    except ConfigError as exc:
-        raise Failure(EXIT_VALIDATION, str(exc)) from None
+        )  # fmt: skip
+
+
+def check_issues(issues: Sequence[ConfigIssue], *, strict: bool) -> None:
+    """Fail on a missing or unreadable file, or on any issue if ``strict``; else warn per issue."""
+    missing = [i for i in issues if i.kind == "missing"]
+    if missing:
+        raise Failure(EXIT_NOT_FOUND, "\n".join(f"{i.file}: file not found" for i in missing))
+    fatal = list(issues) if strict else [i for i in issues if i.kind == "unreadable"]
+    if fatal:
+        raise Failure(EXIT_VALIDATION, str(ConfigError(fatal)))
+    for issue in issues:
+        render.warning(f"{issue.where} skipped: {' '.join(issue.message.split())}")
 
 
 def find(registry: ToolRegistry, name: str) -> Any:
@@ -85,13 +152,16 @@ def find(registry: ToolRegistry, name: str) -> Any:
 
 @app.command("list")
 def list_(
+    *,
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictOpt = False,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
     tag: Annotated[str | None, typer.Option(help="Only tools with this tag.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """List the tools."""
-    registry = load_registry(config)
+    registry = load_registry(config, spec, strict=strict_config)
     tools = registry.list_all()
     if category is not None:
         tools = [t for t in tools if t in registry.list_by_category(_category(category))]
@@ -103,7 +173,10 @@ def list_(
 @app.command()
 def show(
     name: str,
+    *,
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictConfigOpt = False,
     format_: Annotated[
         str | None, typer.Option("--format", "-f", help="Print the tool in a provider's format.")
     ] = None,
@@ -111,7 +184,7 @@ def show(
     json_: JsonOpt = False,
 ) -> None:
     """Show one tool: its description, parameters and metadata, or a provider format."""
-    registry = load_registry(config)
+    registry = load_registry(config, spec, strict=strict_config)
     tool = find(registry, name)
     if format_ is not None:
         render.print_json(_provider(registry, format_, allowed=[name], strict=strict))
@@ -123,10 +196,13 @@ def show(
 def export(
     format_: Annotated[str, typer.Option("--format", "-f", help="Provider name.")],
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictConfigOpt = False,
     strict: Annotated[bool, typer.Option(help="The provider's strict schema mode.")] = False,
 ) -> None:
     """Print every tool in a provider's format (JSON)."""
-    render.print_json(_provider(load_registry(config), format_, allowed=None, strict=strict))
+    registry = load_registry(config, spec, strict=strict_config)
+    render.print_json(_provider(registry, format_, allowed=None, strict=strict))
 
 
 def _provider(registry: ToolRegistry, provider: str, *, allowed: Any, strict: bool) -> Any:
@@ -142,6 +218,8 @@ def call(
     *,
     args: Annotated[str, typer.Option("--args", "-a", help="Arguments as a JSON object.")] = "{}",
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictOpt = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Validate only; do not run the tool.")
     ] = False,
@@ -153,7 +231,7 @@ def call(
         arguments = json.loads(args)
     except json.JSONDecodeError as exc:
         raise Failure(EXIT_USAGE, f"--args is not valid JSON: {exc}") from None
-    registry = load_registry(config, allow_private)
+    registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
     tool = find(registry, name)
     try:
         if dry_run:
@@ -170,32 +248,45 @@ def call(
 
 @app.command()
 def validate(
-    files: Annotated[list[Path], typer.Argument(help="Configuration files to check.")],
+    files: Annotated[
+        list[Path] | None, typer.Argument(help="Configuration files to check.", show_default=False)
+    ] = None,
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Lint tool definition files: invalid definitions and per-provider problems."""
-    from forge.examples import example_internal_handlers
-    from forge.tools.config import load_tools
+    """Lint tool definitions: invalid definitions and per-provider problems."""
     from forge.tools.lint import lint_tools
 
-    report = load_tools([*files, *(config or [])], internal=example_internal_handlers())
-    findings = lint_tools(report.tools)
-    render.lint(report, findings, as_json=json_)
-    if report.issues or any(f.severity == "error" for f in findings):
+    paths = [*(files or []), *(config or [])]
+    if not paths and not spec:
+        raise Failure(EXIT_USAGE, "give the configuration files to check, or --tools MODULE:ATTR")
+    registry = python_tools(spec) if spec else ToolRegistry()
+    tools: list[Tool] = registry.list_all()
+    issues: Sequence[ConfigIssue] = ()
+    if paths:
+        report = load_config(paths, registry)
+        check_issues([i for i in report.issues if i.kind == "missing"], strict=True)
+        tools, issues = [*tools, *report.tools], report.issues
+    findings = lint_tools(tools)
+    render.lint(tools, issues, findings, as_json=json_)
+    if issues or any(f.severity == "error" for f in findings):
         raise typer.Exit(EXIT_VALIDATION)
 
 
 @app.command()
 def search(
     query: str,
+    *,
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictOpt = False,
     limit: Annotated[int, typer.Option(min=1, help="At most this many tools.")] = 10,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Search the tools by relevance to a natural-language query."""
-    registry = load_registry(config)
+    registry = load_registry(config, spec, strict=strict_config)
     found = registry.search(query, limit=limit, category=_category(category) if category else None)
     render.tool_table(found, as_json=json_)
 
@@ -204,6 +295,8 @@ def search(
 def prompt(
     *,
     config: ConfigOpt = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictOpt = False,
     examples: Annotated[bool, typer.Option(help="Include examples.")] = True,
     notes: Annotated[bool, typer.Option(help="Include usage notes.")] = True,
     limitations: Annotated[bool, typer.Option(help="Include limitations.")] = True,
@@ -212,7 +305,7 @@ def prompt(
     max_examples: Annotated[int | None, typer.Option(min=0, help="Examples per tool.")] = None,
 ) -> None:
     """Print the tools as prompt text for a model."""
-    registry = load_registry(config)
+    registry = load_registry(config, spec, strict=strict_config)
     text = registry.generate_prompt(
         include_examples=examples, include_notes=notes, include_limitations=limitations,
         group_by_category=group, categories=[_category(c) for c in category] if category else None,
@@ -232,9 +325,8 @@ def serve(
         "127.0.0.1"
     ),
     port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP port (0: any free).")] = 8765,
-    tools: Annotated[
-        str | None, typer.Option(metavar="MODULE:ATTR", help="Serve tools from Python code.")
-    ] = None,
+    spec: ToolsOpt = None,
+    strict_config: StrictOpt = False,
     allow_private: PrivateOpt = False,
 ) -> None:
     """Serve the tools over MCP (stdio or streamable HTTP at /mcp).
@@ -245,13 +337,10 @@ def serve(
     if transport not in ("stdio", "http"):
         raise Failure(EXIT_USAGE, f"--transport must be 'stdio' or 'http', not {transport!r}")
     try:
-        from forge.tools.integrations.mcp.command import load_tools_spec, run_serve
+        from forge.tools.integrations.mcp.command import run_serve
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
-    try:
-        registry = load_tools_spec(tools) if tools else load_registry(config, allow_private)
-    except ValueError as exc:
-        raise Failure(EXIT_USAGE, str(exc)) from None
+    registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
     code = run_serve(registry, transport=transport, host=host, port=port)  # type: ignore[arg-type]
     if code != EXIT_OK:
         raise typer.Exit(code)

@@ -12,7 +12,7 @@ from rich.table import Table
 
 if TYPE_CHECKING:
     from forge.tools import Tool, ToolResult
-    from forge.tools.config import LoadReport
+    from forge.tools.config import ConfigIssue
     from forge.tools.lint import LintFinding
 
 
@@ -30,6 +30,11 @@ def error(message: str, code: int) -> int:
     """Print ``message`` on stderr and return ``code``."""
     sys.stderr.write(f"forge-tools: error: {message.strip()}\n")
     return code
+
+
+def warning(message: str) -> None:
+    """Print ``message`` on stderr as a warning."""
+    sys.stderr.write(f"forge-tools: warning: {message.strip()}\n")
 
 
 def summary(tool: Tool) -> dict[str, Any]:
@@ -125,16 +130,22 @@ def dry_run(name: str, arguments: Any, *, as_json: bool) -> None:
         sys.stdout.write(f"dry run: arguments valid for {name!r}; the tool was not run\n")
 
 
-def lint(report: LoadReport, findings: Sequence[LintFinding], *, as_json: bool) -> None:
+def lint(
+    tools: Sequence[Tool],
+    issues: Sequence[ConfigIssue],
+    findings: Sequence[LintFinding],
+    *,
+    as_json: bool,
+) -> None:
     """Print the linter's report: invalid definitions, then per-tool findings."""
-    issues = [
+    rows: list[dict[str, Any]] = [
         {"file": i.file, "tool": i.tool, "severity": "error", "provider": "all",
          "message": i.message}
-        for i in report.issues
+        for i in issues
     ]  # fmt: skip
-    rows = issues + [f.to_dict() for f in findings]
+    rows += [f.to_dict() for f in findings]
     if as_json:
-        print_json({"tools": [t.name for t in report.tools], "findings": rows})
+        print_json({"tools": [t.name for t in tools], "findings": rows})
         return
     console = _out()
     table = Table(show_edge=False, box=None)
@@ -147,5 +158,5 @@ def lint(report: LoadReport, findings: Sequence[LintFinding], *, as_json: bool) 
         console.print(table)
     errors = sum(1 for r in rows if r["severity"] == "error")
     console.print(
-        f"\n{len(report.tools)} valid tool(s), {errors} error(s), {len(rows) - errors} warning(s)"
+        f"\n{len(tools)} valid tool(s), {errors} error(s), {len(rows) - errors} warning(s)"
     )

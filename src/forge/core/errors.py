@@ -15,9 +15,12 @@ subclasses the builtin it resembles so callers can catch either::
     ├── ConfigError(ForgeError, ValueError)              configuration files with invalid tools
     └── BlockedAddressError(ForgeError, PermissionError) an HTTP tool's target is not allowed
 
+    ConfigWarning(UserWarning)                           invalid tools skipped (non-strict loading)
+
 Failures a *model* can cause (unknown tool, bad arguments, handler errors) are
 returned as failed `ToolResult`s by the executor; these exceptions are for
-developers: definition mistakes and the raising entry points.
+developers: definition mistakes and the raising entry points. The one warning
+is for a developer too: `load_tools` skipped definitions instead of raising.
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from forge.core._text import article
+
 __all__ = [
     "BlockedAddressError",
     "ConfigError",
+    "ConfigWarning",
     "DuplicateToolError",
     "FieldError",
     "ForgeError",
@@ -179,9 +185,14 @@ class MissingDependencyError(ForgeError, ImportError):
     """An optional integration was used without its extra installed."""
 
     def __init__(self, package: str, extra: str) -> None:
+        from forge import __version__
+
+        # forge-tools is not on PyPI: name the two installs that work.
         super().__init__(
-            f"{package!r} is required for this feature; install it with "
-            f"`pip install 'forge-tools[{extra}]'`"
+            f"{package!r} is required for this feature; install forge-tools with its {extra!r} "
+            f"extra (forge-tools[{extra}]): `pip install '.[{extra}]'` in a forge-tools "
+            f"checkout, or `pip install 'forge_tools-{__version__}-py3-none-any.whl[{extra}]'` "
+            "with the wheel `make dist` builds"
         )
         self.package = package
         self.extra = extra
@@ -191,7 +202,7 @@ class MissingDependencyError(ForgeError, ImportError):
 
 
 class ConfigError(ForgeError, ValueError):
-    """Tool configuration files hold invalid definitions (strict mode) or cannot be read.
+    """Tool configuration files hold invalid definitions or cannot be read (strict mode).
 
     Attributes:
         issues: Every problem found, each naming its file, tool and reason.
@@ -199,13 +210,42 @@ class ConfigError(ForgeError, ValueError):
 
     def __init__(self, issues: Sequence[object]) -> None:
         self.issues = tuple(issues)
-        lines = "\n".join(f"  {issue}" for issue in self.issues)
         super().__init__(
-            f"{len(self.issues)} invalid tool definition(s); nothing was registered:\n{lines}"
+            f"{_problems(self.issues)}; nothing was registered:\n{_lines(self.issues)}"
         )
 
     def __reduce__(self) -> tuple[type[ConfigError], tuple[tuple[object, ...]]]:
         return (type(self), (self.issues,))
+
+
+class ConfigWarning(UserWarning):
+    """`load_tools` skipped invalid definitions or unreadable files and registered the rest.
+
+    Emitted once per call, listing every problem; ``LoadReport.issues`` holds the
+    same problems. Pass ``strict=True`` to raise `ConfigError` instead, or filter
+    this category once the report is handled.
+
+    Attributes:
+        issues: Every problem found, each naming its file, tool and reason.
+    """
+
+    def __init__(self, issues: Sequence[object]) -> None:
+        self.issues = tuple(issues)
+        super().__init__(
+            f"{_problems(self.issues)}; the invalid definitions were skipped and the valid "
+            f"ones registered:\n{_lines(self.issues)}"
+        )
+
+    def __reduce__(self) -> tuple[type[ConfigWarning], tuple[tuple[object, ...]]]:
+        return (type(self), (self.issues,))
+
+
+def _problems(issues: Sequence[object]) -> str:
+    return f"{len(issues)} problem{'' if len(issues) == 1 else 's'} in the tool configuration"
+
+
+def _lines(issues: Sequence[object]) -> str:
+    return "\n".join(f"  {issue}" for issue in issues)
 
 
 class BlockedAddressError(ForgeError, PermissionError):
@@ -216,7 +256,7 @@ class BlockedAddressError(ForgeError, PermissionError):
         self.address = address
         self.reason = reason
         super().__init__(
-            f"refused to connect to {host!r}: it resolves to {address}, a {reason} address; "
+            f"refused to connect to {host!r}: it resolves to {address}, {article(reason)} address; "
             "private, loopback and link-local targets are blocked unless the loader is given "
             "allow_private_network (True, or the addresses allowed)"
         )

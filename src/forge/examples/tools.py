@@ -1,4 +1,10 @@
-"""A small, real set of example tools across categories."""
+"""A small, real set of example tools across categories.
+
+The file tools (``read-file``, ``list-directory``) read inside one directory only: the one
+named by ``FORGE_TOOLS_EXAMPLES_DIR``, else the sample files shipped in ``files/`` beside this
+module (`examples_dir`). A path is resolved first (``..``, absolute paths and symlinks
+included); one that ends outside that directory is refused with a `PermissionError`.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +16,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field
 
-from forge.tools import ExecutionContext, Tool, ToolRegistry, tool
+from forge.tools import Tool, ToolRegistry, tool
 
 if TYPE_CHECKING:
     from forge.tools.config import HandlerRegistry
 
 MAX_READ_BYTES = 1_000_000
+EXAMPLES_DIR_ENV = "FORGE_TOOLS_EXAMPLES_DIR"
+SAMPLE_FILES = Path(__file__).with_name("files")
 
 
 @tool(category="utility", tags=["text", "count"], cheap=True, annotations={"read_only": True})
@@ -67,8 +75,26 @@ def current_time(timezone: str = "UTC") -> str:
     return dt.datetime.now(zone).isoformat(timespec="seconds")
 
 
-def _resolve(context: ExecutionContext, path: str) -> Path:
-    return (Path(context.working_dir) / path).resolve()
+def examples_dir() -> Path:
+    """The directory the example file tools read: ``$FORGE_TOOLS_EXAMPLES_DIR`` or ``files/``.
+
+    Read on every call, so a server picks up a change of the variable at once.
+    """
+    configured = os.environ.get(EXAMPLES_DIR_ENV)
+    return (Path(configured).expanduser() if configured else SAMPLE_FILES).resolve()
+
+
+def _inside(path: str) -> Path:
+    """``path`` resolved against `examples_dir`; refused unless it stays inside it."""
+    root = examples_dir()
+    # resolve() follows every symlink and removes "..", so the check sees the real target.
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise PermissionError(
+            f"{path!r} is outside the examples directory {root}; the example file tools only "
+            f"read inside it (set {EXAMPLES_DIR_ENV} to choose another directory)"
+        )
+    return target
 
 
 @tool(
@@ -77,16 +103,15 @@ def _resolve(context: ExecutionContext, path: str) -> Path:
     tags=["file", "read", "io"],
     display_name="Read File",
     annotations={"read_only": True},
-    usage_notes="Paths are relative to the working directory",
+    usage_notes="Paths are relative to the examples directory; paths outside it are refused",
     limitations=["Cannot read files larger than 1 MB"],
 )
 def read_file(
     path: Annotated[str, Field(description="Path to the file to read")],
-    context: ExecutionContext,
     encoding: Literal["utf-8", "ascii"] = "utf-8",
 ) -> str:
-    """Read the contents of a text file."""
-    target = _resolve(context, path)
+    """Read the contents of a text file in the examples directory."""
+    target = _inside(path)
     if target.stat().st_size > MAX_READ_BYTES:
         raise ValueError(f"{path} is larger than {MAX_READ_BYTES} bytes")
     return target.read_text(encoding=encoding)
@@ -94,13 +119,15 @@ def read_file(
 
 @tool(name="list-directory", category="file-system", tags=["file", "list", "io"],
       annotations={"read_only": True})  # fmt: skip
-def list_directory(context: ExecutionContext, path: str = ".") -> list[str]:
-    """List the entries of a directory, directories first, each ending in '/'.
+def list_directory(path: str = ".") -> list[str]:
+    """List the entries of a directory in the examples directory, directories first.
+
+    Directory names end in '/'.
 
     Args:
-        path: The directory, relative to the working directory.
+        path: The directory, relative to the examples directory.
     """
-    target = _resolve(context, path)
+    target = _inside(path)
     entries = sorted(os.scandir(target), key=lambda e: (not e.is_dir(), e.name))
     return [e.name + ("/" if e.is_dir() else "") for e in entries]
 

@@ -15,6 +15,8 @@ import json
 from json.encoder import encode_basestring_ascii
 from typing import Any, Final, NamedTuple
 
+from forge.tools._readonly import DICTS, LISTS
+
 __all__ = ["ARRAY", "LEAF", "OPTIONAL", "PRIMITIVES", "Row", "Table", "analyse", "dump_default"]
 
 PRIMITIVES: Final = frozenset({"string", "integer", "number", "boolean", "null"})
@@ -89,7 +91,7 @@ def dump_default(value: Any) -> str:
 
 def _leaf_type(schema: Any) -> str | None:
     """``P`` when ``schema`` is exactly ``{"type": P}`` with P primitive, else ``None``."""
-    if type(schema) is not dict or len(schema) != 1:
+    if type(schema) not in DICTS or len(schema) != 1:
         return None
     kind = schema.get("type")
     return kind if type(kind) is str and kind in PRIMITIVES else None
@@ -97,7 +99,7 @@ def _leaf_type(schema: Any) -> str | None:
 
 def _bare(schema: Any) -> tuple[str, str | None] | None:
     """``{"type": P}`` or ``{"type": "array", "items": {"type": P}}``: (type, items type)."""
-    if type(schema) is not dict:
+    if type(schema) not in DICTS:
         return None
     size = len(schema)
     kind = schema.get("type")
@@ -111,15 +113,15 @@ def _bare(schema: Any) -> tuple[str, str | None] | None:
 
 def _shape(prop: Any) -> tuple[int, str, str] | None:
     """(shape, type, items type) of a simple property, else ``None``."""
-    if type(prop) is not dict:
+    if type(prop) not in DICTS:
         return None
     kind = prop.get("type")
     if kind is None:
         branches = prop.get("anyOf")
-        if not prop.keys() <= _OPTIONAL_KEYS or type(branches) is not list or len(branches) != 2:
+        if not prop.keys() <= _OPTIONAL_KEYS or type(branches) not in LISTS or len(branches) != 2:
             return None
         null = branches[1]
-        if type(null) is not dict or null != _NULL:
+        if type(null) not in DICTS or null != _NULL:
             return None
         bare = _bare(branches[0])
         return None if bare is None else (OPTIONAL, bare[0], bare[1] or "")
@@ -144,16 +146,16 @@ def analyse(schema: Any) -> Table | None:
     description, a default and a title besides. A schema with no properties
     must be closed.
     """
-    if type(schema) is not dict or schema.get("type") != "object":
+    if type(schema) not in DICTS or schema.get("type") != "object":
         return None
     required = schema.get("required", [])
-    if not schema.keys() <= _ROOT_KEYS or type(required) is not list:
+    if not schema.keys() <= _ROOT_KEYS or type(required) not in LISTS:
         return None
     description = schema.get("description")
     if "description" in schema and type(description) is not str:
         return None
     props = schema.get("properties")
-    if type(props) is not dict or len(props) > MAX_PROPERTIES:
+    if type(props) not in DICTS or len(props) > MAX_PROPERTIES:
         return None
     if "additionalProperties" in schema:
         if schema["additionalProperties"] is not False:

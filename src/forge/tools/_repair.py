@@ -27,6 +27,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from forge.core._text import article
+
 if TYPE_CHECKING:
     from forge.tools.calls import ToolCall
     from forge.tools.results import ToolResult
@@ -281,7 +283,7 @@ def _has_content(raw: str) -> bool:
 
 
 def _kind(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), f"a {type(value).__name__}")
+    return _JSON_TYPES.get(type(value)) or article(type(value).__name__)
 
 
 def _invalid(problem: str, raw: str) -> Decoded:

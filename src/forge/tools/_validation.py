@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
+from forge.tools._readonly import thaw
 
 __all__ = ["SchemaValidator", "arguments_validator", "check_json_schema", "describe_value"]
 
@@ -149,7 +150,8 @@ class SchemaValidator:
 
         self._tool_name = tool_name
         try:
-            self._validator = jsonschema_rs.validator_for(dict(schema), retriever=_no_remote)
+            # a plain copy: jsonschema-rs takes no list subclass (read-only schemas) in a schema
+            self._validator = jsonschema_rs.validator_for(thaw(schema), retriever=_no_remote)
         except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
             raise ToolDefinitionError(
                 tool_name, f"invalid parameters schema: {_first_line(exc)}"
@@ -218,7 +220,9 @@ def check_json_schema(tool_name: str, schema: Any) -> dict[str, Any]:
         raise ToolDefinitionError(
             tool_name, f"the parameters schema must be a JSON object, got {type(schema).__name__}"
         )
-    checked: dict[str, Any] = dict(schema)
+    # a plain deep copy: later edits of the caller's schema cannot reach the tool, and
+    # jsonschema-rs takes no list subclass (a read-only schema from another tool) in a schema
+    checked: dict[str, Any] = thaw(schema)
     if checked.get("type") != "object":
         raise ToolDefinitionError(
             tool_name,

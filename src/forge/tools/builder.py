@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools.categories import ToolCategory
-from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
+from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata, string_tuple
 from forge.tools.tool import Tool, function_tool, is_coroutine
 
 __all__ = ["ToolBuilder", "create_tool"]
@@ -80,9 +80,9 @@ class ToolBuilder:
         self._meta["display_name"] = name
         return self
 
-    def tags(self, tags: Iterable[str]) -> ToolBuilder:
-        """Add tags."""
-        self._tags.extend(tags)
+    def tags(self, tags: Iterable[str] | str) -> ToolBuilder:
+        """Add tags: a list of them, or one tag as a string."""
+        self._tags.extend(string_tuple(tags, "tags"))
         return self
 
     def example(self, example: ToolExample | Mapping[str, Any]) -> ToolBuilder:
@@ -96,8 +96,8 @@ class ToolBuilder:
         return self
 
     def limitations(self, limitations: Iterable[str] | str) -> ToolBuilder:
-        """Add known limitations."""
-        self._limitations.extend([limitations] if isinstance(limitations, str) else limitations)
+        """Add known limitations: a list of them, or one as a string."""
+        self._limitations.extend(string_tuple(limitations, "limitations"))
         return self
 
     def version(self, version: str) -> ToolBuilder:

@@ -52,7 +52,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, overload
 
 from forge.tools import failures
 from forge.tools._deadline import Expired, guard
@@ -195,11 +195,25 @@ class ToolExecutor(Pipeline):
 
     # -- async entry points ----------------------------------------------------------
 
+    @overload
     async def execute(
         self, tool_name: str, context: ExecutionContext | None = None, /, **kwargs: Any
-    ) -> ToolResult:
-        """Run ``tool_name`` with keyword arguments (seed 004); never raises for model errors."""
-        return await self._run(tool_name, kwargs, context or self._context, None, None)
+    ) -> ToolResult: ...
+    @overload
+    async def execute(
+        self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
+    ) -> ToolResult: ...
+    async def execute(self, /, *args: Any, **kwargs: Any) -> ToolResult:
+        """Run ``tool_name`` with keyword arguments (seed 004); never raises for model errors.
+
+        Call it as ``execute("echo", ctx, text="hi")``, ``execute("echo", context=ctx,
+        text="hi")`` or ``execute(tool_name="echo", context=ctx, text="hi")``. A tool
+        argument called ``tool_name`` or ``context`` is passed as a keyword after the name
+        and context given positionally (``execute("echo", None, context="x")``); a keyword
+        ``context`` that is not an `ExecutionContext` (or ``None``) is a tool argument too.
+        """
+        name, context, arguments = _execute_arguments("execute", args, kwargs)
+        return await self._run(name, arguments, context or self._context, None, None)
 
     async def run(
         self,
@@ -360,11 +374,18 @@ class ToolExecutor(Pipeline):
 
     # -- sync entry points -----------------------------------------------------------
 
+    @overload
     def execute_sync(
         self, tool_name: str, context: ExecutionContext | None = None, /, **kwargs: Any
-    ) -> ToolResult:
-        """`execute` for sync code."""
-        return self.run_sync(tool_name, kwargs, context)
+    ) -> ToolResult: ...
+    @overload
+    def execute_sync(
+        self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
+    ) -> ToolResult: ...
+    def execute_sync(self, /, *args: Any, **kwargs: Any) -> ToolResult:
+        """`execute` for sync code (called the same ways)."""
+        name, context, arguments = _execute_arguments("execute_sync", args, kwargs)
+        return self.run_sync(name, arguments, context)
 
     def run_sync(
         self,
@@ -615,6 +636,34 @@ class ToolExecutor(Pipeline):
         except BaseException:
             self._abandon(running)
             raise
+
+
+def _execute_arguments(
+    method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[str, ExecutionContext | None, dict[str, Any]]:
+    """Split seed 004's ``execute(tool_name, context, **kwargs)``, however it was called.
+
+    Positional name and context leave every keyword to the tool. Otherwise ``tool_name=``
+    is the name, and ``context=`` the context when it is one (or ``None``).
+    """
+    if len(args) == 2:
+        return args[0], args[1], kwargs
+    if len(args) > 2:
+        raise TypeError(
+            f"{method}() takes the tool name and the context positionally, then the tool's "
+            f"arguments as keywords; got {len(args)} positional arguments"
+        )
+    if args:
+        name = args[0]
+    elif "tool_name" in kwargs:
+        name = kwargs.pop("tool_name")
+    else:
+        raise TypeError(f"{method}() missing the tool name: {method}('echo', context, **arguments)")
+    given = kwargs.get("context", ())
+    if given is None or isinstance(given, ExecutionContext):
+        del kwargs["context"]
+        return name, given, kwargs
+    return name, None, kwargs
 
 
 async def _wait_all(tasks: list[asyncio.Task[None]]) -> None:

@@ -520,14 +520,14 @@ def _make_tool(
     annotations: ToolAnnotations | Mapping[str, Any] | None,
     max_concurrency: int | None,
 ) -> Tool:
-    from forge.tools.metadata import ToolAnnotations, ToolMetadata
+    from forge.tools.metadata import ToolAnnotations, ToolMetadata, string_tuple
     from forge.tools.tool import Tool, is_coroutine
 
     proto = spec.prototype
     if spec.kind == "base_tool":
         try:
             category = category or proto.category
-            tags = tuple(tags) or tuple(getattr(proto, "tags", ()))
+            tags = string_tuple(tags, "tags") or string_tuple(getattr(proto, "tags", ()), "tags")
             timeout = timeout or getattr(proto, "timeout", None)
             annotations = annotations or getattr(proto, "annotations", None)
             max_concurrency = max_concurrency or getattr(proto, "max_concurrency", None)

@@ -70,9 +70,7 @@ def lint_tool(tool: Tool) -> list[LintFinding]:
             add("all", "warning", f"parameter {path!r} has no description")
     optional = _optional(schema)
     if optional:
-        names = ", ".join(optional)
-        add("openai", "warning", f"strict mode makes the optional parameter(s) {names} "
-            "required and nullable (defaults are applied on null)")  # fmt: skip
+        add("openai", "warning", _strict_optional_message(schema, optional))
     opened = ", ".join(_open_objects(schema))
     if opened:
         add("openai", "warning", f"strict mode closes objects that allow extra keys ({opened}): "
@@ -93,6 +91,25 @@ def _properties(schema: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         if isinstance(prop, Mapping):
             yield from _properties(prop, path + ".")
             yield from _properties(prop.get("items"), path + "[].")
+
+
+def _strict_optional_message(schema: Mapping[str, Any], optional: list[str]) -> str:
+    """What strict mode does to optional parameters, and what execution must do about it."""
+    from forge.tools.formats._schema import accepts_null
+
+    properties = schema.get("properties") or {}
+    defaulted = [n for n in optional if not accepts_null(properties[n], schema)]
+    message = (
+        f"strict mode makes the optional parameter(s) {', '.join(optional)} required and nullable"
+    )
+    if not defaulted:
+        return message
+    return (
+        f"{message}; a null the model sends for {', '.join(defaulted)} counts as left out (the "
+        "default applies) only when the calls run with strict=True "
+        "(registry.execute_all(calls, strict=True) or ToolExecutor(registry, strict=True)); "
+        "otherwise the null is rejected as an invalid argument"
+    )
 
 
 def _optional(schema: Mapping[str, Any]) -> list[str]:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from forge.tools._readonly import freeze, thaw
 from forge.tools.categories import ToolCategory
 
 __all__ = ["ToolAnnotations", "ToolExample", "ToolMetadata"]
@@ -18,11 +19,15 @@ class ToolExample:
     description: str
     """What this example demonstrates."""
     input: Mapping[str, Any]
-    """The arguments of the example call."""
+    """The arguments of the example call (kept as a read-only copy)."""
     output: Any = None
-    """The expected output, if worth showing."""
+    """The expected output, if worth showing (JSON values kept as a read-only copy)."""
     explanation: str | None = None
     """Why this works, if not obvious."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "input", freeze(self.input))
+        object.__setattr__(self, "output", freeze(self.output))
 
     @classmethod
     def coerce(cls, value: ToolExample | Mapping[str, Any]) -> ToolExample:
@@ -46,10 +51,10 @@ class ToolExample:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the example as a plain JSON-ready dict, omitting empty fields."""
-        out: dict[str, Any] = {"description": self.description, "input": dict(self.input)}
+        """Return the example as a plain (mutable) JSON-ready dict, omitting empty fields."""
+        out: dict[str, Any] = {"description": self.description, "input": thaw(self.input)}
         if self.output is not None:
-            out["output"] = self.output
+            out["output"] = thaw(self.output)
         if self.explanation:
             out["explanation"] = self.explanation
         return out
@@ -80,34 +85,41 @@ class ToolMetadata:
     replaced_by: str | None = None
     """The tool to use instead, when deprecated."""
     extra: Mapping[str, Any] = field(default_factory=dict)
-    """Free-form application data."""
+    """Free-form application data (JSON values kept as a read-only copy)."""
 
     @classmethod
     def build(
         cls,
         *,
         category: ToolCategory | str | None = None,
-        tags: Iterable[str] = (),
+        tags: Iterable[str] | str = (),
         examples: Iterable[ToolExample | Mapping[str, Any]] = (),
         limitations: Iterable[str] | str = (),
         **fields: Any,
     ) -> ToolMetadata:
-        """Build metadata from loosely typed values (strings for categories, lists, dicts)."""
-        if isinstance(limitations, str):
-            limitations = (limitations,)
+        """Build metadata from loosely typed values (strings for categories, lists, dicts).
+
+        A single string for ``tags`` or ``limitations`` is one tag or one limitation.
+        """
         return cls(
             category=ToolCategory.parse(category) if category is not None else ToolCategory.OTHER,
-            tags=_strings(tags, "tags"),
+            tags=string_tuple(tags, "tags"),
             examples=tuple(ToolExample.coerce(e) for e in examples),
-            limitations=_strings(limitations, "limitations"),
+            limitations=string_tuple(limitations, "limitations"),
             **fields,
         )
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra", freeze(self.extra))
 
-def _strings(values: Iterable[str], what: str) -> tuple[str, ...]:
-    if isinstance(values, str):
-        raise TypeError(f"{what} must be a list of strings, not a single string")
-    out = tuple(values)
+
+def string_tuple(values: Iterable[str] | str, what: str) -> tuple[str, ...]:
+    """``values`` as a tuple of strings; one string is one value (not its characters).
+
+    Raises:
+        TypeError: A value is not a string.
+    """
+    out = (values,) if isinstance(values, str) else tuple(values)
     for v in out:
         if not isinstance(v, str):
             raise TypeError(f"{what} must contain only strings, got {type(v).__name__}")

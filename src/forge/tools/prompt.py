@@ -20,14 +20,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from forge.tools.categories import ToolCategory
 
 if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
-__all__ = ["PromptOptions", "render_prompt"]
+__all__ = ["PromptKeywords", "PromptOptions", "render_prompt"]
 
 HEADER = "Available Tools:"
 _SECTION_NAMES = {ToolCategory.FILE: "FILE SYSTEM"}
@@ -70,6 +70,37 @@ class PromptOptions:
         ):
             raise ValueError(f"max_examples_per_tool must be a non-negative integer, got {limit!r}")
         return cls(categories=parsed, **options)
+
+    @classmethod
+    def coerce(cls, options: PromptOptions | None, overrides: Mapping[str, Any]) -> PromptOptions:
+        """``options`` (default: the defaults) with keyword ``overrides`` applied, checked.
+
+        Raises:
+            TypeError: ``options`` is not a `PromptOptions`.
+            ValueError: As `build`.
+        """
+        if options is None:
+            return cls.build(**overrides)
+        if not isinstance(options, PromptOptions):
+            raise TypeError(
+                f"expected a PromptOptions, got {type(options).__name__}; pass the options "
+                "as keywords instead, e.g. generate_prompt(include_examples=False)"
+            )
+        # rebuilt even without overrides: PromptOptions(categories=["file-system"]) made
+        # directly holds unparsed names in an (unhashable) list
+        fields = {name: getattr(options, name) for name in cls.__dataclass_fields__}
+        return cls.build(**{**fields, **overrides})
+
+
+class PromptKeywords(TypedDict, total=False):
+    """`PromptOptions` as keyword arguments (``generate_prompt(include_examples=False)``)."""
+
+    include_examples: bool
+    include_notes: bool
+    include_limitations: bool
+    group_by_category: bool
+    categories: Iterable[ToolCategory | str] | None
+    max_examples_per_tool: int | None
 
 
 def render_prompt(tools: Sequence[Tool], options: PromptOptions) -> str:

@@ -6,15 +6,23 @@ a reader always sees one consistent state and iteration never races a writer.
 
 The constructor is not a singleton: tests and multi-tenant servers need
 independent registries. `default_registry()` returns the process-wide one.
+
+Reads are safe to change. Lists a read returns are new on each call; what
+every caller shares (tool schemas, cached provider definitions, LangChain
+tools) is read-only and raises ``TypeError`` on change, naming how to get a
+copy (`forge.tools._readonly`: dict and list subclasses, so JSON encoders,
+httpx and the provider SDKs take them as they are).
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
+from forge.core._text import article
 from forge.core.errors import (
     DuplicateToolError,
     ToolDefinitionError,
@@ -28,6 +36,9 @@ from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.results import ToolResult
 from forge.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from forge.tools.prompt import PromptKeywords, PromptOptions
 
 __all__ = ["RegistryEvent", "ToolRegistry", "default_registry", "to_tool"]
 
@@ -78,14 +89,23 @@ def to_tool(item: Registrable) -> Tool:
         from forge.tools.records import from_record
 
         return from_record(item)
+    if not inspect.isfunction(item):
+        from forge.tools._foreign import foreign_tool_hint
+
+        hint = foreign_tool_hint(item)
+        if hint is not None:
+            name = getattr(item, "name", None)
+            raise ToolDefinitionError(
+                name if isinstance(name, str) else "<unknown>", f"cannot register {hint}"
+            )
     if callable(item):
         from forge.tools.tool import function_tool
 
         return function_tool(item)
     raise ToolDefinitionError(
         "<unknown>",
-        f"cannot register a {type(item).__name__}: expected a Tool, a BaseTool instance, "
-        "a typed function or a record mapping",
+        f"cannot register {article(type(item).__name__)}: expected a Tool, a "
+        "forge.tools.BaseTool instance, a typed function or a record mapping",
     )
 
 
@@ -167,7 +187,7 @@ class ToolRegistry:
         return list(self._state.tools)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """Return every tool's provider-neutral definition (no handlers)."""
+        """Return every tool's provider-neutral definition (no handlers; schemas read-only)."""
         return [t.to_dict() for t in self._state.tools.values()]
 
     def to_provider(
@@ -182,7 +202,8 @@ class ToolRegistry:
                 Mistral, Anthropic, Bedrock); arguments the model sends back
                 are mapped to canonical ones by `forge.tools.formats.strict_arguments`.
 
-        The result is cached per registry version; treat it as read-only.
+        The definitions are cached per registry version and read-only (shared by every
+        caller; ``copy.deepcopy`` gives a mutable copy); the list is new on each call.
 
         Raises:
             UnsupportedProviderError: Listing the supported providers.
@@ -197,7 +218,7 @@ class ToolRegistry:
         if cached is None:
             tools = [t for t in state.tools.values() if keep is None or t.name in keep]
             cached = state.derived[key] = to_provider(tools, provider, strict=strict)
-        return cached
+        return list(cached)
 
     def list_by_category(self, category: ToolCategory | str) -> list[Tool]:
         """Return the tools of one category (aliases such as ``file-system`` accepted)."""
@@ -214,7 +235,7 @@ class ToolRegistry:
         *,
         limit: int = 10,
         category: ToolCategory | str | None = None,
-        tags: Iterable[str] = (),
+        tags: Iterable[str] | str = (),
     ) -> list[Tool]:
         """Return the tools most relevant to ``query``, best first (BM25 ranking).
 
@@ -222,7 +243,7 @@ class ToolRegistry:
             query: Natural-language text.
             limit: The most tools to return.
             category: Keep only tools of this category.
-            tags: Keep only tools carrying all these tags.
+            tags: Keep only tools carrying all these tags (one string: one tag).
         """
         from forge.tools.search import SearchIndex
 
@@ -230,43 +251,39 @@ class ToolRegistry:
         index = state.derived.get("search")
         if index is None:
             index = state.derived["search"] = SearchIndex(list(state.tools.values()))
+        from forge.tools.metadata import string_tuple
+
         wanted = ToolCategory.parse(category) if category is not None else None
-        return index.search(query, limit=limit, category=wanted, tags=tuple(tags))
+        return index.search(query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"))
 
     def generate_prompt(
-        self,
-        *,
-        include_examples: bool = True,
-        include_notes: bool = True,
-        include_limitations: bool = True,
-        group_by_category: bool = True,
-        categories: Iterable[ToolCategory | str] | None = None,
-        max_examples_per_tool: int | None = None,
+        self, options: PromptOptions | None = None, /, **keywords: Unpack[PromptKeywords]
     ) -> str:
         """Describe the tools as prompt text in seed 001's layout (PR-1); deterministic.
 
-        Args:
-            include_examples: Show examples with their JSON input.
-            include_notes: Show usage notes.
-            include_limitations: Show known limitations.
-            group_by_category: One ``FILE SYSTEM TOOLS:``-style section per category.
-            categories: Only tools of these categories.
-            max_examples_per_tool: At most this many examples per tool.
+        Pass a `PromptOptions`, its fields as keywords, or both (keywords win):
+
+        - ``include_examples``: show examples with their JSON input;
+        - ``include_notes``: show usage notes;
+        - ``include_limitations``: show known limitations;
+        - ``group_by_category``: one ``FILE SYSTEM TOOLS:``-style section per category;
+        - ``categories``: only tools of these categories (names and aliases accepted);
+        - ``max_examples_per_tool``: at most this many examples per tool.
 
         The text is cached per registry version and options.
+
+        Raises:
+            TypeError: ``options`` is not a `PromptOptions`.
+            ValueError: An unknown category or a negative example limit.
         """
         from forge.tools.prompt import PromptOptions, render_prompt
 
-        options = PromptOptions.build(
-            include_examples=include_examples, include_notes=include_notes,
-            include_limitations=include_limitations, group_by_category=group_by_category,
-            categories=categories, max_examples_per_tool=max_examples_per_tool,
-        )  # fmt: skip
+        chosen = PromptOptions.coerce(options, keywords)
         state = self._state
-        key = ("prompt", options)
+        key = ("prompt", chosen)
         text: str | None = state.derived.get(key)
         if text is None:
-            text = state.derived[key] = render_prompt(list(state.tools.values()), options)
+            text = state.derived[key] = render_prompt(list(state.tools.values()), chosen)
         return text
 
     # -- writing -------------------------------------------------------------

@@ -13,8 +13,9 @@ Two BM25 indexes (bm25s) and one table of embeddings are built once per registry
 * **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
   (``_embedding``). The 20 tools nearest to the query join the candidates when their cosine
   similarity is at least 0.2 and at least half the nearest one's, so a tool can be found by
-  meaning ("100 euro in USD" -> ``convert_currency``). A query none of whose words the index
-  knows still finds nothing.
+  meaning ("100 euro in US dollars" -> ``convert_currency``), even when no tool shares a word
+  with the query. A query close in meaning to no tool (below the 0.2 floor), or made only of
+  stop words and numbers, finds nothing.
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
@@ -419,8 +420,6 @@ class SearchIndex:
         if mask is not None:
             keep &= mask
         candidates = np.flatnonzero(keep)
-        if not len(candidates):
-            return none
         pool = max(CANDIDATES, limit)
         if len(candidates) > pool:
             best = np.argpartition(-scores[candidates], pool - 1)[:pool]
@@ -428,7 +427,11 @@ class SearchIndex:
         from forge.tools._embedding import embed
 
         similarity = self._vectors @ embed([query])[0]
+        # Tools found by meaning join whether or not any tool shares a word with the query:
+        # otherwise whether one is found would hang on some unrelated tool's vocabulary.
         candidates = np.union1d(candidates, self._nearest(similarity, mask))
+        if not len(candidates):
+            return none
         return candidates, self._features(query, terms, candidates, similarity[candidates])
 
     @staticmethod

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools._names import check_name
 from forge.tools._param_table import analyse
+from forge.tools._readonly import freeze
 from forge.tools.categories import ToolCategory
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 
@@ -48,7 +49,7 @@ class Tool:
     timeout: float | None = None
     """Seconds a call may take, overriding the context's timeout."""
     output_schema: Mapping[str, Any] | None = None
-    """The JSON Schema of the output, if declared."""
+    """The JSON Schema of the output, if declared (kept as a read-only copy)."""
     cheap: bool = False
     """A sync handler fast enough to run inline on an event loop (no thread hop)."""
     max_concurrency: int | None = None
@@ -73,10 +74,16 @@ class Tool:
                 self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
             )
         _check_execution_options(self)
+        if self.output_schema is not None:
+            object.__setattr__(self, "output_schema", freeze(self.output_schema))
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """The parameters JSON Schema (``type: object``). Do not mutate it."""
+        """The parameters JSON Schema (``type: object``), read-only.
+
+        It is the schema the tool advertises and validates with, shared by every
+        reader; ``copy.deepcopy`` gives a mutable copy.
+        """
         return (self._compiled or self.compile_()).parameters
 
     @property
@@ -115,6 +122,7 @@ class Tool:
 
                 compiled = attach_runners(self, self.source.compile(self))
                 _check_examples(self, compiled.validate)
+                compiled.parameters = freeze(compiled.parameters)
                 compiled.table = analyse(compiled.parameters)
                 object.__setattr__(self, "_compiled", compiled)
             return self._compiled  # type: ignore[return-value]
@@ -133,14 +141,17 @@ class Tool:
         return (self._compiled or self.compile_()).validate(arguments)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the provider-neutral definition: name, description, parameters (+ extras)."""
+        """Return the provider-neutral definition: name, description, parameters (+ extras).
+
+        The dict is new on each call; the schemas in it are the tool's own, read-only.
+        """
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
             "parameters": self.parameters,
         }
         if self.output_schema is not None:
-            out["output_schema"] = dict(self.output_schema)
+            out["output_schema"] = self.output_schema
         return out
 
     def to_openai_schema(self, *, strict: bool = False) -> dict[str, Any]:

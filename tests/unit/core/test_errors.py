@@ -149,7 +149,9 @@ def test_missing_dependency_error_names_extra() -> None:
     """MissingDependencyError names the package and the pip extra to install."""
     err = MissingDependencyError("mcp", "mcp")
     assert (err.package, err.extra) == ("mcp", "mcp")
-    assert "pip install 'forge-tools[mcp]'" in str(err)
+    assert "forge-tools[mcp]" in str(err)
+    assert "pip install '.[mcp]'" in str(err)
+    assert "pip install 'forge_tools-0.1.0-py3-none-any.whl[mcp]'" in str(err)
     assert "'mcp'" in str(err)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from forge.core.errors import ToolValidationError
 from forge.examples import EXAMPLE_TOOLS, example_registry
-from forge.tools import ExecutionContext, ToolCategory
+from forge.tools import ToolCategory
 
 
 def test_examples_compile_and_cover_several_categories() -> None:
@@ -54,16 +54,17 @@ def test_current_time_is_iso_and_checks_zone() -> None:
     assert "unknown time zone" in (failed.error or "")
 
 
-def test_file_tools_use_the_working_directory(tmp_path: Path) -> None:
-    """read-file and list-directory resolve paths against the context's working directory."""
+def test_file_tools_use_the_examples_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """read-file and list-directory resolve paths against FORGE_TOOLS_EXAMPLES_DIR."""
     (tmp_path / "sub").mkdir()
     (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
-    context = ExecutionContext(working_dir=str(tmp_path))
+    monkeypatch.setenv("FORGE_TOOLS_EXAMPLES_DIR", str(tmp_path))
     registry = example_registry()
-    assert registry.execute("read-file", {"path": "notes.txt"}, context=context).output == "hello"
-    listing = registry.execute("list-directory", {}, context=context).output
-    assert listing == ["sub/", "notes.txt"]
-    missing = registry.execute("read-file", {"path": "absent.txt"}, context=context)
+    assert registry.execute("read-file", {"path": "notes.txt"}).output == "hello"
+    assert registry.execute("list-directory", {}).output == ["sub/", "notes.txt"]
+    missing = registry.execute("read-file", {"path": "absent.txt"})
     assert not missing.success
     assert missing.error_kind == "tool_error"
 

@@ -414,3 +414,9 @@ def test_handler_exception_becomes_failed_result() -> None:
     result = registry.execute("read-file", {"path": "a"})
     assert result.success is False
     assert "cannot read a" in (result.error or "")
+
+
+def test_tags_accepts_a_single_string_as_one_tag() -> None:
+    """tags("abc") adds the one tag "abc", not the tags "a", "b" and "c" (issue 11)."""
+    built = _base().implement(greet).tags("abc").tags(["d", "e"]).build()
+    assert built.tags == ("abc", "d", "e")

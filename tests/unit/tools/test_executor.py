@@ -110,6 +110,44 @@ def test_execute_accepts_tool_arguments_named_like_its_own_parameters() -> None:
     assert run(ex.execute("clash", None, tool_name="a", context="b")).output == "a/b"
 
 
+def test_execute_accepts_every_seed_004_call_form(registry: ToolRegistry) -> None:
+    """tool_name and context by position or keyword, as seed 004 calls them (issue 11)."""
+    ctx = ExecutionContext(session_id="mine")
+    expected = {"session": "mine", "x": 1}
+    with ToolExecutor(registry) as ex:
+        forms = [
+            ex.execute("whoami", ctx, x=1),
+            ex.execute("whoami", context=ctx, x=1),
+            ex.execute(tool_name="whoami", context=ctx, x=1),
+            ex.execute(context=ctx, tool_name="whoami", x=1),
+        ]
+        for coro in forms:
+            assert run(coro).output == expected
+        assert ex.execute_sync("whoami", context=ctx, x=1).output == expected
+        assert ex.execute_sync(tool_name="whoami", context=ctx, x=1).output == expected
+        assert run(ex.execute(tool_name="whoami", x=1)).output["x"] == 1
+        assert ex.execute_sync(tool_name="whoami", context=None, x=1).output["x"] == 1
+
+
+def test_execute_without_a_tool_name_raises_type_error(executor: ToolExecutor) -> None:
+    """A call naming no tool is a programming error, reported like a missing argument."""
+    with pytest.raises(TypeError, match="missing the tool name"):
+        run(executor.execute(context=ExecutionContext(), a=1))  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="positionally"):
+        executor.execute_sync("add", None, 1)  # type: ignore[call-overload]
+
+
+def test_keyword_context_that_is_not_a_context_reaches_the_tool() -> None:
+    """execute("clash", context="b") passes "b" to a tool parameter called context."""
+
+    def clash(tool_name: str, context: str) -> str:
+        """Echo two arguments whose names clash with execute's."""
+        return f"{tool_name}/{context}"
+
+    ex = ToolExecutor(ToolRegistry([clash]))
+    assert run(ex.execute("clash", tool_name="a", context="b")).output == "a/b"
+
+
 def test_base_tool_results_pass_through(executor: ToolExecutor) -> None:
     """A BaseTool's own ToolResult (and its metadata) comes back, tagged with the tool name."""
     result = run(executor.execute("shout", ExecutionContext(session_id="s"), text="hi"))

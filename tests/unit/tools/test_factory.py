@@ -351,3 +351,15 @@ def test_teardown_errors_are_logged_not_raised(caplog: pytest.LogCaptureFixture)
     ToolExecutor(registry).run_sync("messy")
     registry.close()
     assert "teardown of tool 'messy' failed" in caplog.text
+
+
+def test_a_single_tag_string_on_a_factory_tool_is_one_tag(deps: dict[Any, Any]) -> None:
+    """A class tool's ``tags = "people"`` is the one tag "people", not its letters (issue 11)."""
+
+    class Tagged(Greeter):
+        tags = "people"  # type: ignore[assignment]
+
+    registry = ToolRegistry()
+    made = registry.register_factory(Tagged, config={"greeting": "Hi"}, dependencies=deps)
+    assert made.tags == ("people",)
+    assert registry.list_by_tag("people") == [made]

@@ -12,6 +12,8 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools import ErrorKind, ExecutionContext, ToolRegistry, tool
 from forge.tools.executor import ToolExecutor
 
+pytestmark = pytest.mark.slow  # child processes
+
 
 @tool(isolated=True)
 def hang(pid_file: str) -> str:

@@ -75,3 +75,43 @@ def test_lint_tools_and_to_dict() -> None:
     found = lint_tools([tool(schema), tool(schema)])
     assert len(found) == 2 * len(lint_tool(tool(schema)))
     assert set(found[0].to_dict()) == {"tool", "provider", "severity", "message"}
+
+
+def test_strict_mode_warning_says_what_execution_does_with_null() -> None:
+    """The warning's claim holds: null means the default only for calls run with strict=True."""
+    from forge.tools import ToolCall, ToolExecutor, ToolRegistry
+    from forge.tools import tool as make_tool
+
+    @make_tool
+    def find(query: str, limit: int = 10, cursor: str | None = None) -> list[object]:
+        """Find things.
+
+        Args:
+            query: What to find.
+            limit: The most results.
+            cursor: Where to resume.
+        """
+        return [query, limit, cursor]
+
+    [strict_warning] = [f.message for f in lint_tool(find) if "strict mode makes" in f.message]
+    assert strict_warning.startswith(
+        "strict mode makes the optional parameter(s) limit, cursor required and nullable; "
+        "a null the model sends for limit counts as left out (the default applies) only when "
+        "the calls run with strict=True (registry.execute_all(calls, strict=True) or "
+        "ToolExecutor(registry, strict=True)); otherwise the null is rejected"
+    )
+    registry = ToolRegistry([find])
+    call = ToolCall("c1", "find", {"query": "q", "limit": None, "cursor": None})
+    assert registry.execute_all([call], strict=True)[0].output == ["q", 10, None]
+    assert ToolExecutor(registry, strict=True).execute_call_sync(call).output == ["q", 10, None]
+    assert registry.execute_all([call])[0].error_kind == "invalid_arguments"
+    assert ToolExecutor(registry).execute_call_sync(call).error_kind == "invalid_arguments"
+
+
+def test_strict_mode_warning_for_nullable_parameters_only() -> None:
+    """Optional parameters that already accept null get no claim about defaults."""
+    schema = {"type": "object", "additionalProperties": False, "required": [],
+              "properties": {"c": {"type": ["string", "null"], "description": "C"}}}  # fmt: skip
+    assert messages(schema) == [
+        "openai/warning: strict mode makes the optional parameter(s) c required and nullable"
+    ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import pytest
+
 from forge.tools import from_record, tool
 from forge.tools._param_table import ARRAY, LEAF, OPTIONAL, analyse
 from forge.tools.formats import _memo, convert, to_provider
@@ -127,7 +129,7 @@ def test_strict_output_shares_plain_properties_and_leaves_the_schema_alone() -> 
 
 
 def test_converted_tools_share_no_objects_with_each_other() -> None:
-    """Editing one tool's converted definition in place never shows up in another tool's."""
+    """No node of one tool's converted schema can be edited, so none shows up in another's."""
 
     @tool
     def first(count: int | None = None, names: list[str] | None = None, size: int = 1) -> int:
@@ -147,13 +149,18 @@ def test_converted_tools_share_no_objects_with_each_other() -> None:
         one = one[body][params] if body else one[params]
         two = two[body][params] if body else two[params]
         before = json.dumps(two)
-        for prop in one["properties"].values():
-            for node in [prop, *prop.get("anyOf", []), prop.get("items", {})]:
-                node["x-edited"] = True
-                if isinstance(node.get("type"), list):
-                    node["type"].append("edited")
-            for branch in prop.get("anyOf", []):
-                if isinstance(branch.get("items"), dict):
-                    branch["items"]["x-edited"] = True
+        for node in _containers(one):
+            edit = node.__setitem__ if isinstance(node, dict) else node.insert
+            with pytest.raises(TypeError, match="read-only"):
+                edit(0, "edited")
         assert json.dumps(two) == before, provider
     _memo.clear()
+
+
+def _containers(node: Any) -> list[Any]:
+    """Every dict and list in a JSON tree."""
+    if isinstance(node, dict):
+        return [node, *(c for v in node.values() for c in _containers(v))]
+    if isinstance(node, list):
+        return [node, *(c for v in node for c in _containers(v))]
+    return []

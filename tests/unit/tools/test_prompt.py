@@ -10,7 +10,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from forge.tools import ToolRegistry, create_tool, tool
+from forge.tools import PromptOptions, ToolRegistry, create_tool, tool
 
 GOLDEN = Path(__file__).parent / "golden" / "prompt"
 UPDATE = os.environ.get("FORGE_UPDATE_GOLDEN") == "1"
@@ -156,3 +156,26 @@ def test_schema_shapes_render() -> None:
     assert _parameters(schema) == (
         "a (3), b (string|null), c (object), d (any), e (integer), f (1|x), g (object), h (any)"
     )
+
+
+def test_prompt_options_object_is_accepted() -> None:
+    """generate_prompt takes the exported PromptOptions positionally, like keywords (issue 11)."""
+    reg = registry()
+    options = PromptOptions(include_examples=False, categories=("file-system",))  # type: ignore[arg-type]
+    text = reg.generate_prompt(options)
+    assert text == reg.generate_prompt(include_examples=False, categories=["file"])
+    assert "Example:" not in text
+    assert "WEB TOOLS" not in text
+
+
+def test_keywords_override_the_options_object() -> None:
+    """Keywords given with a PromptOptions win over its fields."""
+    reg = registry()
+    options = PromptOptions(include_examples=False)
+    assert reg.generate_prompt(options, include_examples=True) == reg.generate_prompt()
+
+
+def test_options_that_are_not_prompt_options_are_refused() -> None:
+    """A dict in place of PromptOptions raises TypeError pointing at the keyword form."""
+    with pytest.raises(TypeError, match=r"generate_prompt\(include_examples=False\)"):
+        registry().generate_prompt({"include_examples": False})  # type: ignore[arg-type]

@@ -419,11 +419,16 @@ def test_record_example_validated() -> None:
         from_record(_record(inputSchema=HELLO_SCHEMA, examples=[{"description": "x", "input": {}}]))
 
 
-@pytest.mark.parametrize(("key", "value"), [("category", "nope"), ("tags", "greeting")])
+@pytest.mark.parametrize(("key", "value"), [("category", "nope"), ("tags", ["greeting", 1])])
 def test_bad_metadata_rejected(key: str, value: Any) -> None:
     """Invalid metadata values are reported as definition errors."""
     with pytest.raises(ToolDefinitionError):
         from_record(_record(**{key: value}))
+
+
+def test_a_single_tag_string_is_one_tag() -> None:
+    """``tags: greeting`` in a record is the one tag "greeting", not eight letters."""
+    assert from_record(_record(tags="greeting")).tags == ("greeting",)
 
 
 def test_record_is_not_mutated() -> None:

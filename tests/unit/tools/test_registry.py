@@ -1014,3 +1014,73 @@ def test_repr_mentions_size_and_version(registry: ToolRegistry) -> None:
     text = repr(registry)
     assert "tools=1" in text
     assert f"version={registry.version}" in text
+
+
+# -- other libraries' tool objects (issue 11) ------------------------------------------
+
+
+def test_registering_a_langchain_tool_names_from_langchain() -> None:
+    """A LangChain tool is refused with the adapter to use, not a generic type error."""
+    from langchain_core.tools import tool as lc_tool
+
+    @lc_tool
+    def shout(text: str) -> str:
+        """Upper-case the text."""
+        return text.upper()
+
+    with pytest.raises(ToolDefinitionError, match=r"from_langchain\(tool\)") as info:
+        ToolRegistry().register(shout)
+    assert "forge.tools.integrations.langchain" in str(info.value)
+    assert info.value.tool_name == "shout"
+
+
+def test_registering_an_mcp_tool_definition_names_import_tools() -> None:
+    """An MCP tool definition is refused with the MCP client's import path."""
+    import mcp.types
+
+    spec = mcp.types.Tool(name="remote", inputSchema={"type": "object"})
+    with pytest.raises(ToolDefinitionError, match=r"forge\.tools\.integrations\.mcp\.import_tools"):
+        ToolRegistry().register(spec)
+
+
+def _foreign(module: str, name: str) -> Any:
+    """An instance of a class that looks like another library's (nothing is imported)."""
+    return type(name, (), {"__module__": module, "name": "other"})()
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "hint"),
+    [
+        ("pydantic_ai.tools", "Tool", r"register\(tool\.function\)"),
+        ("agents.tool", "FunctionTool", r"@function_tool"),
+        ("mcp.server.mcpserver.tools.base", "Tool", r"register\(tool\.fn\)"),
+        ("mcp.types", "Tool", r"import_tools"),
+    ],
+)
+def test_other_libraries_tools_get_a_hint(module: str, name: str, hint: str) -> None:
+    """pydantic-ai, OpenAI Agents and MCP server tools are refused with what to register."""
+    with pytest.raises(ToolDefinitionError, match=hint):
+        ToolRegistry().register(_foreign(module, name))
+
+
+def test_unknown_objects_are_refused_with_the_accepted_kinds() -> None:
+    """Anything else lists what register accepts, with the right article."""
+    with pytest.raises(ToolDefinitionError, match="cannot register an int: expected a Tool"):
+        ToolRegistry().register(3)
+
+
+def test_search_takes_a_single_tag_string_as_one_tag() -> None:
+    """search(tags="maps") filters on the tag "maps", not on "m", "a", "p" and "s" (issue 11)."""
+
+    @tool(tags=["maps"])
+    def find_places(query: str) -> list[str]:
+        """Find places on a map."""
+        return [query]
+
+    @tool(tags=["m", "a", "p", "s"])
+    def find_letters(query: str) -> list[str]:
+        """Find places by letters."""
+        return [query]
+
+    registry = ToolRegistry([find_places, find_letters])
+    assert [t.name for t in registry.search("find places", tags="maps")] == ["find_places"]

@@ -1,8 +1,8 @@
 """The schema-only validator on the official JSON Schema Test Suite, draft 2020-12 (EX-1).
 
-The corpus is ``shared/corpora/json-schema-test-suite/`` beside the repository
-(see its README.md): unmodified copies of the suite's required draft 2020-12
-tests. Groups that reference the upstream ``remotes/`` documents, which were not
+The corpus is ``corpora/json-schema-test-suite/`` in the repository (see its
+README.md): unmodified copies of the suite's required draft 2020-12 tests.
+Groups that reference the upstream ``remotes/`` documents, which were not
 copied, are the only exclusion; they are found by compiling each schema with a
 retriever that refuses every fetch, so no network call is ever made.
 """
@@ -20,8 +20,8 @@ import pytest
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools import Tool, ToolRegistry
 from forge.tools._validation import SchemaValidator, check_json_schema
+from tests.conftest import CORPORA, corpus
 
-CORPORA = (Path(__file__).parents[3] / ".." / "shared" / "corpora").resolve()
 SUITE = CORPORA / "json-schema-test-suite"
 TESTS = SUITE / "draft2020-12"
 # Files the suite's README names as referencing http://localhost:1234/ (upstream remotes/).
@@ -54,13 +54,7 @@ def _load() -> tuple[Group, ...]:
 
 def suite() -> tuple[Group, ...]:
     """Every group of the suite, or a clear failure if the corpus is missing."""
-    if not TESTS.is_dir():
-        pytest.fail(
-            f"JSON Schema Test Suite not found at {TESTS}. The corpus lives in "
-            "shared/corpora/json-schema-test-suite/ beside the repository checkout "
-            f"(resolved from {Path(__file__).name} as {CORPORA}).",
-            pytrace=False,
-        )
+    corpus("json-schema-test-suite", "draft2020-12")
     return _load()
 
 

@@ -251,9 +251,19 @@ def test_tools_found_by_meaning_obey_the_filters() -> None:
     ]  # fmt: skip
 
 
-def test_a_query_without_a_known_word_finds_nothing() -> None:
-    """Meaning alone never answers a query none of whose words the index knows."""
+def test_a_tool_is_found_by_meaning_when_no_tool_shares_a_query_word() -> None:
+    """Finding a tool by meaning does not depend on another tool sharing a word with the query."""
+    registry = ToolRegistry([
+        record("convert_currency", "Convert an amount of money from one currency to another."),
+        record("send_email", "Send an email message."),
+    ])  # fmt: skip
+    assert [t.name for t in registry.search("100 euro in US dollars")] == ["convert_currency"]
+
+
+def test_a_query_close_to_no_tool_finds_nothing() -> None:
+    """A query that shares no word with any tool and is near none in meaning finds nothing."""
     assert currency_registry().search("zzqx frobnicate") == []
+    assert currency_registry().search("lorem ipsum dolor") == []
 
 
 def test_semantic_features_are_bounded_and_relative() -> None:

@@ -9,29 +9,22 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from forge.tools import ToolRegistry, from_record
 from forge.tools.importers.normalize import normalize_schema
+from tests.conftest import corpus
 
-BFCL = Path(__file__).parents[3] / ".." / "shared" / "corpora" / "bfcl"
-
-
-def corpus() -> Path:
-    """The BFCL folder, or a clear failure when the shared corpora are missing."""
-    if not BFCL.is_dir():
-        pytest.fail(f"BFCL corpus not found at {BFCL.resolve()}; check out shared/ beside the repo")
-    return BFCL
+pytestmark = pytest.mark.slow  # the whole BFCL corpus
 
 
 @cache
 def indexed() -> tuple[ToolRegistry, dict[str, str]]:
     """One registry holding every distinct BFCL definition, and tool name -> BFCL name."""
     seen: dict[tuple[str, str], dict[str, Any]] = {}
-    for path in sorted(corpus().glob("BFCL_v4_*.json")):
+    for path in sorted(corpus("bfcl").glob("BFCL_v4_*.json")):
         for line in path.read_text(encoding="utf-8").splitlines():
             for fn in json.loads(line).get("function", []):
                 seen.setdefault((fn["name"], json.dumps(fn["parameters"], sort_keys=True)), fn)
@@ -48,13 +41,14 @@ def indexed() -> tuple[ToolRegistry, dict[str, str]]:
 def recall_at_5(category: str) -> float:
     """Share of questions whose ground-truth function is among the first five names found."""
     registry, original = indexed()
-    answers = corpus() / "possible_answer" / f"BFCL_v4_{category}.json"
+    answers = corpus("bfcl", "possible_answer", f"BFCL_v4_{category}.json")
     truth = {}
     for line in answers.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         truth[item["id"]] = next(iter(item["ground_truth"][0]))
     hits = total = 0
-    for line in (corpus() / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
+    questions = corpus("bfcl", f"BFCL_v4_{category}.json")
+    for line in questions.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         text = " ".join(m["content"] for turn in item["question"] for m in turn
                         if m["role"] == "user")  # fmt: skip

@@ -29,10 +29,12 @@ def test_allowed_keeps_registration_order() -> None:
 
 
 def test_results_are_cached_per_version() -> None:
-    """The same list is returned until the registry changes."""
+    """The same definitions (in a new list each time) are returned until the registry changes."""
     registry = ToolRegistry([first])
     cached = registry.to_provider("openai")
-    assert registry.to_provider("openai") is cached
+    again = registry.to_provider("openai")
+    assert again is not cached
+    assert all(a is b for a, b in zip(again, cached, strict=True))
     registry.register(second)
     assert [t["function"]["name"] for t in registry.to_provider("openai")] == ["first", "second"]
 

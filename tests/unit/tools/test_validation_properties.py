@@ -25,6 +25,8 @@ from typing_extensions import TypedDict  # pydantic needs this one on Python < 3
 from forge.core.errors import FieldError, ToolValidationError
 from forge.tools import Tool, ToolRegistry, tool
 
+pytestmark = pytest.mark.slow  # long property runs
+
 SETTINGS = settings(
     max_examples=200,
     deadline=None,

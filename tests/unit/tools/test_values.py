@@ -601,10 +601,14 @@ def test_metadata_build_single_limitation_string() -> None:
     assert ToolMetadata.build(limitations="slow").limitations == ("slow",)
 
 
+def test_single_tag_string_is_one_tag() -> None:
+    """A single tag string becomes a one-item tuple, not one tag per character."""
+    assert ToolMetadata.build(tags="file").tags == ("file",)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error"),
     [
-        ({"tags": "file"}, TypeError),
         ({"tags": ["ok", 3]}, TypeError),
         ({"limitations": [None]}, TypeError),
         ({"category": "nope"}, ValueError),
@@ -615,7 +619,7 @@ def test_metadata_build_single_limitation_string() -> None:
     ],
 )
 def test_metadata_build_rejects(kwargs: dict[str, Any], error: type[Exception]) -> None:
-    """build rejects a single tag string, non-string items, bad categories, examples and fields."""
+    """build rejects non-string items, bad categories, examples and fields."""
     with pytest.raises(error):
         ToolMetadata.build(**kwargs)
 

@@ -4,7 +4,13 @@
 definition names an implementation: ``mock`` (a fixed JSON response),
 ``builtin`` or ``internal`` (a handler looked up by name in a
 `HandlerRegistry` the application filled; nothing is imported from a file),
-or ``http`` (see `forge.tools.config.http`).
+or ``http`` (see `forge.tools.config.http`). The fields of a definition are
+listed in `forge.tools.config.definition`.
+
+Invalid definitions are skipped and the valid ones registered; the returned
+`LoadReport` lists every problem in ``issues``, each is logged as an error, and
+one `forge.core.errors.ConfigWarning` names them all. ``strict=True`` raises
+`forge.core.errors.ConfigError` instead and registers nothing.
 """
 
 from __future__ import annotations

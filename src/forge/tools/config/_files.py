@@ -6,13 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SUFFIXES", "read_definitions"]
+__all__ = ["SUFFIXES", "FileMissing", "FileProblem", "read_definitions"]
 
 SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
 
 
 class FileProblem(Exception):
     """A file that cannot be read as a list of tool definitions (internal)."""
+
+
+class FileMissing(FileProblem):
+    """A file that does not exist (internal)."""
 
 
 def read_definitions(path: Path) -> list[Any]:
@@ -23,8 +27,9 @@ def read_definitions(path: Path) -> list[Any]:
     tags such as ``!!python/object`` are refused.
 
     Raises:
-        FileProblem: The file is missing, unreadable, not parseable, or not shaped
-            as above; the message says which and how to fix it.
+        FileMissing: The file does not exist.
+        FileProblem: The file is unreadable, not parseable, or not shaped as
+            above; the message says which and how to fix it.
     """
     kind = SUFFIXES.get(path.suffix.lower())
     if kind is None:
@@ -34,7 +39,7 @@ def read_definitions(path: Path) -> list[Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise FileProblem("file not found") from None
+        raise FileMissing("file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise FileProblem(f"cannot read the file: {exc}") from None
     data = _parse(kind, text)

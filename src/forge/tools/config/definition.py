@@ -1,7 +1,19 @@
 """One configuration definition (seed 000's schema, CF-2..CF-5) to one `Tool`.
 
-A definition is checked completely, its implementation resolved and the tool
-compiled before it is returned, so an invalid one is never half-registered.
+A definition holds:
+
+* ``name``, ``description``, ``parameters`` (a JSON Schema object) and
+  ``implementation`` (with its ``type``): required.
+* ``type`` and ``handler``: optional, kept for seed 000's files. ``type`` may
+  only be ``"function"``. ``handler`` is a label recorded in the tool's
+  metadata; what runs is ``implementation.handler`` (``builtin`` and
+  ``internal``), the mock response or the HTTP request.
+* metadata (``category``, ``tags``, ``examples``...), ``annotations``,
+  ``timeout`` and ``output_schema``: optional.
+
+A definition is checked completely (every problem is reported at once), its
+implementation resolved and the tool compiled before it is returned, so an
+invalid one is never half-registered.
 """
 
 from __future__ import annotations
@@ -9,8 +21,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
+from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
 from forge.tools._names import check_name
 from forge.tools.config.handlers import HandlerRegistry
@@ -26,6 +39,26 @@ _METADATA = {
 _PASSED_ON = _METADATA | {"name", "description", "parameters", "annotations", "timeout",
                           "output_schema"}  # fmt: skip
 _KEYS = _PASSED_ON | {"type", "handler", "implementation"}
+_REQUIRED = ("description", "parameters", "implementation")
+T = TypeVar("T")
+
+
+class _Problems:
+    """Every problem of one definition, collected so that all are reported at once."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def add(self, message: str) -> None:
+        self.messages.append(message)
+
+    def attempt(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+        """Return ``fn(...)``, or record its `ToolDefinitionError` and return ``None``."""
+        try:
+            return fn(*args, **kwargs)
+        except ToolDefinitionError as exc:
+            self.add(exc.message)
+            return None
 
 
 def build_tool(
@@ -38,112 +71,160 @@ def build_tool(
     """Build and compile the `Tool` a configuration definition describes.
 
     Raises:
-        ToolDefinitionError: Naming the tool and the reason.
+        ToolDefinitionError: Naming the tool and every problem of the definition
+            (separated by ``"; "``).
     """
     if not isinstance(definition, Mapping):
         raise ToolDefinitionError(
             "<definition>", f"a tool definition must be a mapping, got {type(definition).__name__}"
         )
-    name = check_name(definition.get("name"))
-    _check_shape(name, definition)
-    impl = definition["implementation"]
-    kind = impl["type"]
-    schema = definition["parameters"]
-    handler, cheap = _handler(
-        name,
-        kind,
-        impl,
-        schema,
-        builtins=builtins,
-        internal=internal,
-        allow_private=allow_private_network,
-    )
-    from forge.tools.records import from_record
-
-    record = {k: v for k, v in definition.items() if k in _PASSED_ON}
-    built = from_record({**record, "handler": handler, "cheap": cheap})
-    extra = {"implementation": kind, "handler": definition["handler"]}
+    problems = _Problems()
+    name = problems.attempt(check_name, definition.get("name"))
+    _check_shape(definition, problems)
+    impl = definition.get("implementation")
+    kind = impl.get("type") if isinstance(impl, Mapping) else None
+    schema = definition.get("parameters")
+    found = None
+    if isinstance(impl, Mapping) and kind in IMPLEMENTATION_TYPES:
+        found = _implementation(
+            name or "<invalid>", impl, schema if isinstance(schema, Mapping) else None,
+            problems, builtins=builtins, internal=internal, allow_private=allow_private_network,
+        )  # fmt: skip
+    handler, cheap = found or (_unavailable, False)
+    built = problems.attempt(_record_tool, name, definition, handler, cheap)
+    if problems.messages or built is None or not isinstance(impl, Mapping):
+        raise ToolDefinitionError(
+            name or _raw_name(definition), "; ".join(dict.fromkeys(problems.messages))
+        )
+    extra = {"implementation": kind}
+    if "handler" in definition:
+        extra["handler"] = definition["handler"]
     if kind in ("builtin", "internal"):
         extra["target"] = impl["handler"]
     result = built.replace(metadata=dataclasses.replace(built.metadata, extra=extra))
     return result.compile()
 
 
-def _check_shape(name: str, definition: Mapping[str, Any]) -> None:
+def _raw_name(definition: Mapping[str, Any]) -> str:
+    raw = definition.get("name")
+    return raw if isinstance(raw, str) and raw else "<invalid>"
+
+
+def _check_shape(definition: Mapping[str, Any], problems: _Problems) -> None:
     unknown = sorted(str(k) for k in definition if k not in _KEYS)
     if unknown:
-        raise ToolDefinitionError(
-            name, f"unknown key(s) {unknown}; a definition may hold: {', '.join(sorted(_KEYS))}"
-        )
-    for key in ("description", "handler", "parameters", "implementation"):
+        problems.add(f"unknown key(s) {unknown}; a definition may hold: {', '.join(sorted(_KEYS))}")
+    for key in _REQUIRED:
         if key not in definition:
-            raise ToolDefinitionError(name, f"the definition has no {key!r}")
-    if definition.get("type") != "function":
-        raise ToolDefinitionError(
-            name, f"'type' must be \"function\", got {definition.get('type')!r}"
-        )
-    if not isinstance(definition["handler"], str) or not definition["handler"].strip():
-        raise ToolDefinitionError(name, "'handler' must be a non-empty string")
-    if not isinstance(definition["parameters"], Mapping):
-        raise ToolDefinitionError(name, "'parameters' must be a JSON Schema object")
+            problems.add(f"the definition has no {key!r}")
+    if "type" in definition and definition["type"] != "function":
+        problems.add(f"'type' must be \"function\" (or left out), got {definition['type']!r}")
+    handler = definition.get("handler")
+    if "handler" in definition and (not isinstance(handler, str) or not handler.strip()):
+        problems.add("'handler' must be a non-empty string (it is an optional label)")
+    if "parameters" in definition and not isinstance(definition["parameters"], Mapping):
+        problems.add("'parameters' must be a JSON Schema object")
+    if "implementation" not in definition:
+        return
     impl = definition["implementation"]
     if not isinstance(impl, Mapping) or impl.get("type") not in IMPLEMENTATION_TYPES:
         got = impl.get("type") if isinstance(impl, Mapping) else impl
-        raise ToolDefinitionError(
-            name, f"'implementation.type' must be one of {', '.join(IMPLEMENTATION_TYPES)}; "
-            f"got {got!r}",
-        )  # fmt: skip
+        problems.add(
+            f"'implementation.type' must be one of {', '.join(IMPLEMENTATION_TYPES)}; got {got!r}"
+        )
 
 
-def _handler(
+def _record_tool(
+    name: str | None, definition: Mapping[str, Any], handler: Callable[..., Any], cheap: bool
+) -> Tool:
+    """The tool without its implementation details, checking the record's own fields.
+
+    Parts already reported as missing or malformed are stood in for, so that the
+    remaining fields (description, schema, metadata, examples) are checked too.
+    """
+    from forge.tools.records import from_record
+
+    record = {k: v for k, v in definition.items() if k in _PASSED_ON}
+    record["name"] = name or "_"
+    record.setdefault("description", "-")
+    if not isinstance(record.get("parameters"), Mapping):
+        record["parameters"] = {"type": "object"}
+        record.pop("examples", None)
+    return from_record({**record, "handler": handler, "cheap": cheap})
+
+
+def _unavailable(_arguments: dict[str, Any], /) -> None:
+    """Stands in for an implementation that could not be resolved (never registered)."""
+
+
+def _implementation(
     name: str,
-    kind: str,
     impl: Mapping[str, Any],
-    schema: Mapping[str, Any],
+    schema: Mapping[str, Any] | None,
+    problems: _Problems,
     *,
     builtins: HandlerRegistry,
     internal: HandlerRegistry,
     allow_private: bool | Iterable[str],
-) -> tuple[Callable[..., Any], bool]:
+) -> tuple[Callable[..., Any], bool] | None:
+    kind = impl["type"]
     if kind == "mock":
-        _only(name, impl, {"type", "mock_response"})
+        _only(impl, {"type", "mock_response"}, problems)
         if "mock_response" not in impl:
-            raise ToolDefinitionError(name, "a mock implementation needs 'mock_response'")
-        return _mock(name, impl["mock_response"]), True
+            problems.add("a mock implementation needs 'mock_response'")
+            return None
+        mock = problems.attempt(_mock, name, impl["mock_response"])
+        return (mock, True) if mock is not None else None
     if kind == "http":
-        from forge.tools.config._http_call import http_handler
-        from forge.tools.config.http import parse_http_spec
-
-        spec = parse_http_spec(name, impl, schema)
-        from forge.tools.config._network import NetworkPolicy
-
-        try:
-            policy = NetworkPolicy.coerce(allow_private)
-        except ValueError as exc:
-            raise ToolDefinitionError(name, f"invalid allow_private_network: {exc}") from None
-        return http_handler(name, spec, policy=policy), False
-    _only(name, impl, {"type", "handler"})
+        return _http(name, impl, schema, problems, allow_private)
+    _only(impl, {"type", "handler"}, problems)
     handlers = builtins if kind == "builtin" else internal
     target = impl.get("handler")
     if not isinstance(target, str):
-        raise ToolDefinitionError(name, f"a {kind} implementation needs a 'handler' name")
+        problems.add(
+            f"{article(kind)} implementation needs 'handler', the name of a registered {kind} "
+            "handler (the definition's top-level 'handler' is only a label)"
+        )
+        return None
     fn = handlers.get(target)
     if fn is None:
         known = ", ".join(handlers.names()) or "(none registered)"
-        raise ToolDefinitionError(
-            name, f"unknown {kind} handler {target!r}; handlers are never imported from "
-            f"configuration, register it first. Registered {kind} handlers: {known}",
-        )  # fmt: skip
+        problems.add(
+            f"unknown {kind} handler {target!r}; handlers are never imported from "
+            f"configuration, register it first. Registered {kind} handlers: {known}"
+        )
+        return None
     return fn, False
 
 
-def _only(name: str, impl: Mapping[str, Any], allowed: set[str]) -> None:
+def _http(
+    name: str,
+    impl: Mapping[str, Any],
+    schema: Mapping[str, Any] | None,
+    problems: _Problems,
+    allow_private: bool | Iterable[str],
+) -> tuple[Callable[..., Any], bool] | None:
+    from forge.tools.config._http_call import http_handler
+    from forge.tools.config._network import NetworkPolicy
+    from forge.tools.config.http import parse_http_spec
+
+    try:
+        policy = NetworkPolicy.coerce(allow_private)
+    except ValueError as exc:
+        problems.add(f"invalid allow_private_network: {exc}")
+        return None
+    if schema is None:  # the request is checked against the parameters, reported already
+        return None
+    spec = problems.attempt(parse_http_spec, name, impl, schema)
+    return (http_handler(name, spec, policy=policy), False) if spec is not None else None
+
+
+def _only(impl: Mapping[str, Any], allowed: set[str], problems: _Problems) -> None:
     unknown = sorted(str(k) for k in impl if k not in allowed)
     if unknown:
-        raise ToolDefinitionError(
-            name, f"unknown {impl['type']} implementation key(s) {unknown}; "
-            f"allowed: {sorted(allowed)}",
-        )  # fmt: skip
+        problems.add(
+            f"unknown {impl['type']} implementation key(s) {unknown}; allowed: {sorted(allowed)}"
+        )
 
 
 def _mock(name: str, response: Any) -> Callable[..., Any]:

@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
+from forge.core._text import article
+
 __all__ = ["HandlerRegistry", "builtin_handlers"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -62,7 +64,8 @@ class HandlerRegistry:
             raise TypeError(f"{self.kind} handler {name!r} must be callable")
         with self._lock:
             if name in self._handlers:
-                raise ValueError(f"a {self.kind} handler named {name!r} is already registered")
+                what = article(self.kind)
+                raise ValueError(f"{what} handler named {name!r} is already registered")
             self._handlers = {**self._handlers, name: fn}
         return fn
 

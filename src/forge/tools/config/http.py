@@ -26,9 +26,9 @@ from __future__ import annotations
 import os
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError
 
@@ -40,6 +40,7 @@ DEFAULT_MAX_BYTES = 1_048_576
 _KEYS = {"type", "method", "url", "headers", "query", "body", "timeout", "max_response_bytes"}
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session", re.IGNORECASE)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,24 +83,35 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
     """Check an ``http`` implementation against the tool's parameters.
 
     Raises:
-        ToolDefinitionError: Naming the offending key and how to fix it.
+        ToolDefinitionError: Naming every offending key and how to fix it
+            (separated by ``"; "``).
     """
+    problems: list[str] = []
+
+    def check(fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return fn(*args)
+        except ToolDefinitionError as exc:
+            problems.append(exc.message)
+            # Never used: any problem is raised below, before the values are read.
+            return None  # type: ignore[return-value]
+
     unknown = sorted(set(impl) - _KEYS)
     if unknown:
-        raise ToolDefinitionError(
-            name, f"unknown http implementation key(s) {unknown}; allowed: {sorted(_KEYS)}"
-        )
-    properties = set((schema.get("properties") or {}).keys())
-    method = str(impl.get("method", "GET")).upper()
-    if method not in METHODS:
-        raise ToolDefinitionError(name, f"http method {method!r} is not one of {METHODS}")
-    url = impl.get("url")
-    if not isinstance(url, str) or not url:
-        raise ToolDefinitionError(name, "an http implementation needs a 'url' string")
-    path_params = _url_params(name, url, properties)
-    headers = _headers(name, impl.get("headers") or {})
-    query = _mapping(name, "query", impl.get("query"), properties)
-    body = _mapping(name, "body", impl.get("body"), properties)
+        problems.append(f"unknown http implementation key(s) {unknown}; allowed: {sorted(_KEYS)}")
+    declared = schema.get("properties")
+    properties = set(declared) if isinstance(declared, Mapping) else set()
+    method = check(_method, name, impl.get("method", "GET"))
+    path_params = check(_url_params, name, impl.get("url"), properties)
+    headers = check(_headers, name, impl.get("headers") or {})
+    query = check(_mapping, name, "query", impl.get("query"), properties)
+    body = check(_mapping, name, "body", impl.get("body"), properties)
+    timeout = check(_positive, name, "timeout", impl.get("timeout", DEFAULT_TIMEOUT))
+    max_bytes = check(
+        _positive, name, "max_response_bytes", impl.get("max_response_bytes", DEFAULT_MAX_BYTES)
+    )
+    if problems:
+        raise ToolDefinitionError(name, "; ".join(problems))
     mapped = set(path_params) | {p for _, p in query or ()} | {p for _, p in body or ()}
     rest = tuple((p, p) for p in sorted(properties - mapped))
     if query is None and body is None:
@@ -108,16 +120,21 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
         else:
             query, body = rest, None
     return HttpSpec(
-        method=method, url=url, headers=headers, path_params=path_params,
-        query=query or (), body=body,
-        timeout=_positive(name, "timeout", impl.get("timeout", DEFAULT_TIMEOUT)),
-        max_response_bytes=int(
-            _positive(name, "max_response_bytes", impl.get("max_response_bytes", DEFAULT_MAX_BYTES))
-        ),
+        method=method, url=impl["url"], headers=headers, path_params=path_params,
+        query=query or (), body=body, timeout=timeout, max_response_bytes=int(max_bytes),
     )  # fmt: skip
 
 
-def _url_params(name: str, url: str, properties: set[str]) -> tuple[str, ...]:
+def _method(name: str, value: Any) -> str:
+    method = str(value).upper()
+    if method not in METHODS:
+        raise ToolDefinitionError(name, f"http method {method!r} is not one of {METHODS}")
+    return method
+
+
+def _url_params(name: str, url: Any, properties: set[str]) -> tuple[str, ...]:
+    if not isinstance(url, str) or not url:
+        raise ToolDefinitionError(name, "an http implementation needs a 'url' string")
     without_env = _ENV_REF.sub(lambda m: m.group(2) or "", url)
     scheme, sep, rest = without_env.partition("://")
     server_from_env = url.startswith("${") and not sep

@@ -71,7 +71,8 @@ def to_provider(tools: Sequence[Tool], provider: str, *, strict: bool = False) -
 
     Gemini's result is one ``{"functionDeclarations": [...]}`` holding every
     tool; LangChain's is a list of ``StructuredTool`` objects; every other
-    provider gets one dict per tool.
+    provider gets one dict per tool. The list is new; the definitions in it are
+    read-only (they share the tools' schemas): ``copy.deepcopy`` one to edit it.
 
     Raises:
         UnsupportedProviderError: ``provider`` is not one of `PROVIDERS`.

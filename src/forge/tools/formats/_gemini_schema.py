@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from forge.tools._readonly import DICTS, LISTS
 from forge.tools.formats._schema import (
     ANNOTATIONS,
     Context,
@@ -84,11 +85,11 @@ _OPTIONAL_KEYS = frozenset({"anyOf", "default", "description", "title"})
 
 def _optional(schema: Any) -> bool:
     """Whether ``schema`` is the common ``anyOf: [X, {"type": "null"}]`` (+ default, text)."""
-    if type(schema) is not dict:
+    if type(schema) not in DICTS:
         return False
     branches = schema.get("anyOf")
     return (
-        type(branches) is list and len(branches) == 2 and branches[1] == {"type": "null"}
+        type(branches) in LISTS and len(branches) == 2 and branches[1] == {"type": "null"}
         and schema.keys() <= _OPTIONAL_KEYS and isinstance(branches[0], dict)
         and "nullable" not in branches[0]
     )  # fmt: skip

@@ -5,7 +5,8 @@ registry re-converts every tool whenever any tool changes, so each tool's
 compiled schema is kept, keyed by the identity of its canonical parameters
 dict (which a compiled `Tool` keeps for its lifetime), together with the
 report lines. The memo is bounded; the oldest entries go first. Compiled
-schemas are shared: treat them as read-only, like ``tool.parameters``.
+schemas are shared, so they are read-only (`forge.tools._readonly`), like
+``tool.parameters``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from forge.tools._readonly import freeze
 from forge.tools.formats._schema import Context, Schema
 from forge.tools.formats.report import SchemaChange
 
@@ -38,7 +40,7 @@ def compiled(
         return hit[1]
     changes = ctx.changes
     start = len(changes)
-    out = compile_schema(schema, ctx, table)
+    out: Schema = freeze(compile_schema(schema, ctx, table))  # free if built read-only
     _memo[key] = (schema, out, tuple(changes[start:] if start else changes))
     if len(_memo) > MAX_ENTRIES:
         _evict()

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
 from forge.tools._param_table import PRIMITIVES
+from forge.tools._readonly import DICTS
 from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
 
 Schema = dict[str, Any]
@@ -76,7 +77,7 @@ class Context:
 
 def simple_leaf(schema: Any) -> str | None:
     """The primitive type of a leaf with only type/description/default/title, else ``None``."""
-    if type(schema) is dict:
+    if type(schema) in DICTS:
         kind = schema.get("type")
         if type(kind) is str and kind in PRIMITIVES and schema.keys() <= LEAF_KEYS:
             return kind

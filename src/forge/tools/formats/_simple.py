@@ -7,14 +7,16 @@ per row of the table, without reference scans, deep copies or per-node
 dispatch. A compiled tool keeps its table, so converting it does no analysis
 at all. Anything else returns ``None`` and the caller takes its general path.
 Each function gives exactly the output and report lines of the general path
-(a property test checks this on random simple schemas).
+(a property test checks this on random simple schemas). The output is built
+read-only (`forge.tools._readonly`), so its nodes can be shared between tools.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from forge.tools._param_table import ARRAY, LEAF, OPTIONAL, Table, analyse
+from forge.tools._param_table import ARRAY, LEAF, OPTIONAL, PRIMITIVES, Table, analyse
+from forge.tools._readonly import ReadOnlyDict, ReadOnlyList, freeze
 from forge.tools.formats._schema import Context, Schema
 from forge.tools.formats.report import ChangeAction, SchemaChange
 
@@ -26,6 +28,11 @@ UNKNOWN: Any = object()
 _GEMINI = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
            "null": "NULL"}  # fmt: skip
 _MAX_NOTES = 4096
+# Read-only, hence shared by every compiled schema that needs them.
+_GEMINI_ITEMS = {kind: ReadOnlyDict(type=wire) for kind, wire in _GEMINI.items()}
+_ITEMS = {kind: ReadOnlyDict(type=kind) for kind in PRIMITIVES}
+_NULL_BRANCH = ReadOnlyDict(type="null")
+_OR_NULL = {kind: ReadOnlyList((kind, "null")) for kind in (*PRIMITIVES, "array")}
 
 _NOTE_NULLABLE = "optional became required and nullable; null means 'not given'"
 _NOTE_NULL_DEFAULT = (
@@ -93,7 +100,7 @@ def gemini_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Schema | N
         if shape == LEAF:
             out = {"type": _GEMINI[kind]}
         elif shape == ARRAY or item:
-            out = {"type": "ARRAY", "items": {"type": _GEMINI[item]}}
+            out = {"type": "ARRAY", "items": _GEMINI_ITEMS[item]}
         else:
             out = {"type": _GEMINI[kind]}
         if description is not None:
@@ -103,21 +110,23 @@ def gemini_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Schema | N
         if shape == OPTIONAL:
             out["nullable"] = True
             changes.append(nullable_notes[pointer])
-        compiled[name] = out
+        compiled[name] = ReadOnlyDict(out)
     if found.closed and not found.closed_first:
         changes.append(_CLOSED)
     return _root("OBJECT", found, compiled)
 
 
-def _root(kind: str, table: Table, compiled: Schema) -> Schema:
+def _root(kind: str, table: Table, compiled: Schema, *, closed: bool = False) -> Schema:
     """The root object: type, description, properties and the ``required`` list as written."""
     result: Schema = {"type": kind}
     if table.description is not None:
         result["description"] = table.description
-    result["properties"] = compiled
+    result["properties"] = ReadOnlyDict(compiled)
     if table.required is not None:
-        result["required"] = list(table.required)
-    return result
+        result["required"] = ReadOnlyList(table.required)
+    if closed:
+        result["additionalProperties"] = False
+    return ReadOnlyDict(result)
 
 
 # --------------------------------------------------------------------------- strict modes
@@ -142,15 +151,19 @@ def _strict_properties(
         nullable = shape == OPTIONAL or kind == "null"
         if close and not nullable and name not in required:
             closing.append(_NULLABLE[pointer])
-            value: Schema = {"type": [kind, "null"]}
+            value: Schema = {"type": _OR_NULL.get(kind) or ReadOnlyList((kind, "null"))}
         elif plain is not None:
-            compiled[name] = plain  # already in strict form: shared, like the schema itself
+            # already in strict form: shared, like the (read-only) schema itself
+            compiled[name] = plain if type(plain) is ReadOnlyDict else freeze(plain)
             continue
         else:
             value = {"type": kind}
         if item:
-            value["items"] = {"type": item}
-        out: Schema = {"anyOf": [value, {"type": "null"}]} if shape == OPTIONAL else value
+            value["items"] = _ITEMS[item]
+        out: Schema = (
+            {"anyOf": ReadOnlyList((ReadOnlyDict(value), _NULL_BRANCH))}
+            if shape == OPTIONAL else value
+        )  # fmt: skip
         if with_default is not None:
             notes.append(moved[pointer])
             out["description"] = with_default
@@ -158,7 +171,7 @@ def _strict_properties(
                 closing.append(_NULL_DEFAULT[pointer])
         elif description is not None:
             out["description"] = description
-        compiled[name] = out
+        compiled[name] = ReadOnlyDict(out)
     return compiled
 
 
@@ -175,11 +188,13 @@ def openai_strict_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Sch
         notes.append(_OPEN)
     if closing:
         notes.extend(closing)
+    properties, required = ReadOnlyDict(compiled), ReadOnlyList(compiled)
     if table.description is None:
-        return {"type": "object", "properties": compiled, "required": list(compiled),
-                "additionalProperties": False}  # fmt: skip
-    return {"type": "object", "description": table.description, "properties": compiled,
-            "required": list(compiled), "additionalProperties": False}  # fmt: skip
+        return ReadOnlyDict({"type": "object", "properties": properties, "required": required,
+                             "additionalProperties": False})  # fmt: skip
+    return ReadOnlyDict({"type": "object", "description": table.description,
+                         "properties": properties, "required": required,
+                         "additionalProperties": False})  # fmt: skip
 
 
 def closed_strict_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Schema | None:
@@ -192,6 +207,4 @@ def closed_strict_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Sch
     compiled = _strict_properties(table, ctx.provider, False, notes, notes)
     if compiled and not table.closed:
         notes.append(_OPEN)
-    result = _root("object", table, compiled)
-    result["additionalProperties"] = False
-    return result
+    return _root("object", table, compiled, closed=True)

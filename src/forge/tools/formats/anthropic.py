@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._closed_strict import ANTHROPIC, compile_closed_strict
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._schema import Context
@@ -35,4 +36,4 @@ def convert_anthropic(tool: Tool, ctx: Context) -> dict[str, Any]:
         out["strict"] = True
     else:
         out["input_schema"] = tool.parameters
-    return out
+    return ReadOnlyDict(out)

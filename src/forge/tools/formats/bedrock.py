@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._closed_strict import BEDROCK, compile_closed_strict
 from forge.tools.formats._memo import compiled
 
@@ -27,8 +28,9 @@ def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
     if tool.description:
         spec["description"] = tool.description
     if ctx.strict:
-        spec["inputSchema"] = {"json": compiled(*tool.schema_and_table(), ctx, "bedrock", _strict)}
+        schema = compiled(*tool.schema_and_table(), ctx, "bedrock", _strict)
+        spec["inputSchema"] = ReadOnlyDict(json=schema)
         spec["strict"] = True
     else:
-        spec["inputSchema"] = {"json": tool.parameters}
-    return {"toolSpec": spec}
+        spec["inputSchema"] = ReadOnlyDict(json=tool.parameters)
+    return ReadOnlyDict(toolSpec=ReadOnlyDict(spec))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict, ReadOnlyList
 from forge.tools.formats._gemini_schema import compile_gemini
 from forge.tools.formats._memo import compiled
 
@@ -20,13 +21,15 @@ def convert_gemini(tool: Tool, ctx: Context) -> dict[str, Any]:
 
     ``parameters`` is Gemini's OpenAPI-subset schema (see `compile_gemini`).
     """
-    return {
-        "name": tool.name,
-        "description": tool.description,
-        "parameters": compiled(*tool.schema_and_table(), ctx, "gemini", compile_gemini),
-    }
+    return ReadOnlyDict(
+        name=tool.name,
+        description=tool.description,
+        parameters=compiled(*tool.schema_and_table(), ctx, "gemini", compile_gemini),
+    )
 
 
 def wrap_gemini(declarations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Put every declaration in one ``{"functionDeclarations": [...]}`` tool."""
-    return [{"functionDeclarations": list(declarations)}] if declarations else []
+    if not declarations:
+        return []
+    return [ReadOnlyDict(functionDeclarations=ReadOnlyList(declarations))]

@@ -12,7 +12,7 @@ __all__ = ["convert_langchain"]
 
 
 def convert_langchain(tool: Tool, ctx: Context) -> Any:
-    """Return a LangChain ``StructuredTool`` running ``tool`` (needs the ``langchain`` extra)."""
+    """Return a read-only LangChain ``StructuredTool`` running ``tool`` (``langchain`` extra)."""
     from forge.tools.integrations.langchain import to_langchain
 
-    return to_langchain(tool)
+    return to_langchain(tool, read_only=True)

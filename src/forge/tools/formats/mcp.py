@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
+
 if TYPE_CHECKING:
     from forge.tools.formats._schema import Context
     from forge.tools.tool import Tool
@@ -28,11 +30,11 @@ def convert_mcp(tool: Tool, ctx: Context) -> dict[str, Any]:
     out["description"] = tool.description
     out["inputSchema"] = tool.parameters
     if tool.output_schema is not None:
-        out["outputSchema"] = dict(tool.output_schema)
+        out["outputSchema"] = tool.output_schema
     hints: dict[str, Any] = {wire: getattr(notes, name) for name, wire in _HINTS
                              if getattr(notes, name) is not None}  # fmt: skip
     if notes.title:
         hints["title"] = notes.title
     if hints:
-        out["annotations"] = hints
-    return out
+        out["annotations"] = ReadOnlyDict(hints)
+    return ReadOnlyDict(out)

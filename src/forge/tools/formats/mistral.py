@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats.openai import function_body
 
 if TYPE_CHECKING:
@@ -15,4 +16,4 @@ __all__ = ["convert_mistral"]
 
 def convert_mistral(tool: Tool, ctx: Context) -> dict[str, Any]:
     """Return ``{"type": "function", "function": {name, description, parameters[, strict]}}``."""
-    return {"type": "function", "function": function_body(tool, ctx)}
+    return ReadOnlyDict(type="function", function=ReadOnlyDict(function_body(tool, ctx)))

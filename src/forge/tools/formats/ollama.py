@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
+
 if TYPE_CHECKING:
     from forge.tools.formats._schema import Context
     from forge.tools.tool import Tool
@@ -20,11 +22,9 @@ def convert_ollama(tool: Tool, ctx: Context) -> dict[str, Any]:
     """
     if ctx.strict:
         ctx.note((), "strict", "note", "Ollama has no strict mode; the schema is sent as is")
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": tool.parameters,
-        },
-    }
+    return ReadOnlyDict(
+        type="function",
+        function=ReadOnlyDict(
+            name=tool.name, description=tool.description, parameters=tool.parameters
+        ),
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._common import check_description
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._openai_strict import compile_openai_strict
@@ -29,11 +30,14 @@ def to_openai(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
 
 def convert_openai(tool: Tool, ctx: Context) -> dict[str, Any]:
     """Convert with a caller-owned context (which collects the report)."""
-    return {"type": "function", "function": function_body(tool, ctx)}
+    return ReadOnlyDict(type="function", function=ReadOnlyDict(function_body(tool, ctx)))
 
 
 def function_body(tool: Tool, ctx: Context) -> dict[str, Any]:
-    """Return ``{name, description, parameters[, strict]}`` (shared with Mistral)."""
+    """Return ``{name, description, parameters[, strict]}`` (shared with Mistral).
+
+    A plain dict, for the caller to wrap; the parameters in it are read-only.
+    """
     check_description(tool.description, ctx)
     body: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if ctx.strict:

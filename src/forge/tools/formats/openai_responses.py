@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats.openai import function_body
 
 if TYPE_CHECKING:
@@ -20,4 +21,4 @@ def convert_openai_responses(tool: Tool, ctx: Context) -> dict[str, Any]:
     it is omitted, which would silently make optional parameters required.
     """
     body = function_body(tool, ctx)
-    return {"type": "function", **body, "strict": ctx.strict}
+    return ReadOnlyDict({"type": "function", **body, "strict": ctx.strict})

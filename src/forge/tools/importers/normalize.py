@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
 from forge.tools.formats.names import NameMap
@@ -252,7 +253,9 @@ def _enum(node: dict[str, Any], path: str, notes: _Notes) -> None:
     converted = [v if _matches(v, kind) else _coerce(v, kind)[1] for v in values]
     leftovers = [v for v in converted if not _matches(v, kind)]
     if len(leftovers) < len(values) and converted != values:
-        notes.warn(f"{path}.enum", f"values that spell a {kind} were converted: {converted!r}")
+        notes.warn(
+            f"{path}.enum", f"values that spell {article(kind)} were converted: {converted!r}"
+        )
         node["enum"] = converted
     if not leftovers:
         return

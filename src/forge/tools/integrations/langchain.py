@@ -1,14 +1,16 @@
 """LangChain bridge (IN-3): `to_langchain` and `from_langchain`.
 
-Needs the ``langchain`` extra (``pip install 'forge-tools[langchain]'``);
-``import forge.tools`` never imports LangChain.
+Needs the ``langchain`` extra (``pip install '.[langchain]'`` in a checkout, or the wheel
+with ``[langchain]``); ``import forge.tools`` never imports LangChain.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import MissingDependencyError, ToolValidationError
+from forge.tools._readonly import thaw
 
 if TYPE_CHECKING:
     from forge.tools.results import ToolResult
@@ -25,12 +27,17 @@ def _langchain() -> Any:
     return lc_tools
 
 
-def to_langchain(tool: Tool) -> Any:
+def to_langchain(tool: Tool, *, read_only: bool = False) -> Any:
     """Return a LangChain ``StructuredTool`` with ``tool``'s name, description and schema.
 
     Arguments are validated by ``tool``'s own validator, so LangChain accepts
     and rejects exactly what forge-tools does; a rejected call or a failed
     result raises LangChain's ``ToolException``.
+
+    Args:
+        tool: The tool to wrap.
+        read_only: Return a tool whose attributes cannot be set, as in the lists
+            ``registry.to_provider("langchain")`` caches and shares between callers.
 
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.
@@ -50,12 +57,31 @@ def to_langchain(tool: Tool) -> Any:
         except ToolValidationError as exc:
             raise lc.ToolException(str(exc)) from exc
 
-    return lc.StructuredTool(
+    cls = _read_only_class(lc) if read_only else lc.StructuredTool
+    return cls(
         name=tool.name,
         description=tool.description,
-        args_schema=dict(tool.parameters),
+        args_schema=tool.parameters if read_only else thaw(tool.parameters),
         func=run,
         coroutine=arun,
+    )
+
+
+@functools.cache
+def _read_only_class(lc: Any) -> Any:
+    """A ``StructuredTool`` subclass whose attributes cannot be set (built once LangChain loads)."""
+
+    def refuse(self: Any, name: str, *_value: Any) -> None:
+        raise TypeError(
+            f"this LangChain tool is read-only (cannot change {name!r}): the registry shares "
+            "it between every caller of to_provider('langchain'). Build one you can change "
+            f"with forge.tools.integrations.langchain.to_langchain(registry.get({self.name!r}))"
+        )
+
+    return type(
+        "ReadOnlyStructuredTool",
+        (lc.StructuredTool,),
+        {"__setattr__": refuse, "__delattr__": refuse, "__module__": __name__},
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from forge.core._text import article
 from forge.tools.parsing._common import ToolCallFormatError
 from forge.tools.results import ToolResult
 
@@ -19,7 +20,7 @@ def results_list(results: ToolResult | Iterable[ToolResult]) -> list[ToolResult]
     for index, result in enumerate(out):
         if not isinstance(result, ToolResult):
             raise ToolCallFormatError(
-                f"result {index} is a {type(result).__name__}, not a ToolResult"
+                f"result {index} is {article(type(result).__name__)}, not a ToolResult"
             )
     return out
 

@@ -189,7 +189,8 @@ def test_private_targets_refused_by_default(http_server: str, url: str, reason: 
     result = registry.execute("call_api", {})
     assert not result.success
     assert result.error_kind == "denied"
-    assert f"a {reason} address" in (result.error or "")
+    article = "an" if reason[0] in "aeiou" else "a"
+    assert f"{article} {reason} address" in (result.error or "")
 
 
 def test_placeholder_in_host_is_rejected() -> None:
@@ -215,6 +216,19 @@ def test_invalid_http_definitions(impl: dict[str, Any], match: str) -> None:
     """Bad http implementations are rejected with a reason."""
     with pytest.raises(ToolDefinitionError, match=match):
         http_tool(impl)
+
+
+def test_every_problem_of_an_http_implementation_is_reported_at_once() -> None:
+    """Several mistakes in one http implementation are all named in one error."""
+    with pytest.raises(ToolDefinitionError) as info:
+        http_tool({
+            "method": "TRACE", "url": "http://x/{nope}", "verb": "GET",
+            "headers": {"X-Api-Key": "literal"}, "body": ["absent"], "timeout": -1,
+        })  # fmt: skip
+    for part in ["unknown http implementation key(s) ['verb']", "'TRACE' is not one of",
+                 "{nope} is not a parameter", "environment variables", "maps 'absent'",
+                 "'timeout' must be a positive number"]:  # fmt: skip
+        assert part in info.value.message
 
 
 def test_http_tool_from_a_file(http_server: str, tmp_path: Path) -> None:

@@ -14,8 +14,7 @@ from forge.tools import Tool, from_record
 from forge.tools.formats.names import NameMap
 from forge.tools.importers.bfcl import load_definitions
 from forge.tools.importers.normalize import NormalizedDefinition
-
-BFCL = (Path(__file__).parents[4] / ".." / "shared" / "corpora" / "bfcl").resolve()
+from tests.conftest import corpus
 
 Check = Callable[[Any], None]
 
@@ -113,14 +112,7 @@ def sdk() -> dict[str, Check]:
 
 def bfcl_files() -> list[Path]:
     """Every BFCL question file, or a clear failure when the corpus is missing."""
-    files = sorted(BFCL.glob("BFCL_v4_*.json"))
-    if not files:
-        pytest.fail(
-            f"BFCL corpus not found at {BFCL}: it lives in shared/corpora/bfcl/ beside the "
-            "repository checkout.",
-            pytrace=False,
-        )
-    return files
+    return sorted(corpus("bfcl").glob("BFCL_v4_*.json"))
 
 
 def _noop(**kwargs: Any) -> dict[str, Any]:

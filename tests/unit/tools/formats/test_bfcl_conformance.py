@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import collections
+import hashlib
 from typing import Any
 
+import pytest
+
 from forge.tools.formats import PROVIDERS, to_provider
+from tests.conftest import corpus
+
+pytestmark = pytest.mark.slow  # the whole BFCL corpus
 
 EXPECTED_DISTINCT = 3205
+
+
+def test_corpus_is_complete_and_unmodified() -> None:
+    """Every BFCL file listed in SHA256SUMS is present with its checksum, and no other is."""
+    folder = corpus("bfcl")
+    sums = {}
+    for line in (folder / "SHA256SUMS").read_text(encoding="utf-8").splitlines():
+        digest, name = line.split()
+        sums[name.removeprefix("./")] = digest
+    actual = {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*.json"))
+    }
+    assert actual == sums
+    assert len(actual) == 23
 
 
 def test_all_distinct_definitions_normalise(bfcl: Any) -> None:

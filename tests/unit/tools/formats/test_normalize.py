@@ -149,3 +149,11 @@ def test_loader_reads_question_and_bare_lines(tmp_path: Any) -> None:
     path.write_text("\n".join([question, question, "", bare]), encoding="utf-8")
     assert [f["name"] for f in iter_functions(path)] == ["a.b", "a.b", "c"]
     assert [d.name for d in load_definitions([path])] == ["a_b", "c"]
+
+
+def test_enum_conversion_warning_uses_the_right_article() -> None:
+    """The warning says "values that spell an integer", not "a integer" (issue 11)."""
+    _, warnings = normalize_schema(
+        {"type": "object", "properties": {"a": {"type": "integer", "enum": ["1", "2"]}}}
+    )
+    assert any("values that spell an integer were converted" in w for w in warnings)

@@ -113,9 +113,9 @@ def test_registry_caches_per_provider_strict_and_allowed() -> None:
     registry = ToolRegistry([find, grow])
     plain = registry.to_provider("openai")
     strict = registry.to_provider("openai", strict=True)
-    assert plain is registry.to_provider("openai")
-    assert strict is registry.to_provider("openai", strict=True)
-    assert plain is not strict
+    assert plain[0] is registry.to_provider("openai")[0]
+    assert strict[0] is registry.to_provider("openai", strict=True)[0]
+    assert plain[0] is not strict[0]
     assert strict[0]["function"]["strict"] is True
     gemini = registry.to_provider("gemini", allowed=["find"])
     assert gemini[0]["functionDeclarations"][0]["name"] == "find"

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 import jsonschema
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -225,6 +226,7 @@ def _without_filled_nulls(restored: Any, value: Any) -> Any:
     return restored
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_strict_and_gemini_schemas_keep_the_meaning(data: Any) -> None:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +124,7 @@ CASES: list[tuple[str, Compiler, Compiler, Compiler]] = [
 ]  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(simple_schemas())
 def test_one_pass_path_matches_general_path(schema: dict[str, Any]) -> None:

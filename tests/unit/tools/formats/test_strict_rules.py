@@ -143,6 +143,7 @@ def anthropic_violations(schema: dict[str, Any]) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_bfcl_strict_output_obeys_every_openai_rule(bfcl: Any) -> None:
     """OpenAI (and Responses, Mistral) strict output of every BFCL definition obeys §4."""
     _, _, tools = bfcl
@@ -154,6 +155,7 @@ def test_bfcl_strict_output_obeys_every_openai_rule(bfcl: Any) -> None:
     assert not bad, "\n".join(bad[:20])
 
 
+@pytest.mark.slow
 def test_bfcl_strict_output_obeys_every_anthropic_rule(bfcl: Any) -> None:
     """Anthropic strict output of every BFCL definition obeys §5."""
     _, _, tools = bfcl
@@ -236,6 +238,7 @@ def bedrock_violations(schema: dict[str, Any]) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_bfcl_strict_output_obeys_every_bedrock_rule(bfcl: Any) -> None:
     """Bedrock strict output of every BFCL definition obeys §8."""
     _, _, tools = bfcl

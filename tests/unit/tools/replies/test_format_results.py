@@ -298,3 +298,9 @@ def test_bad_input() -> None:
         format_results(RESULTS, "cohere")
     with pytest.raises(ToolCallFormatError, match="not a ToolResult"):
         format_results([{"success": True}], "openai")  # type: ignore[list-item]
+
+
+def test_non_result_message_uses_the_right_article() -> None:
+    """A stray int is reported as "an int", not "a int" (issue 11)."""
+    with pytest.raises(ToolCallFormatError, match="result 0 is an int, not a ToolResult"):
+        format_results([3], "openai")  # type: ignore[list-item]

@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,6 +140,7 @@ def calls_and_plan(draw: st.DrawFn) -> tuple[list[ToolCall], Plan, st.DataObject
     return calls, plan, data
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(sorted(BUILDERS)), calls_and_plan())
 def test_any_fragmentation_and_interleaving_gives_the_calls(

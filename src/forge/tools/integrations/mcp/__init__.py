@@ -1,7 +1,7 @@
 """MCP integration: serve a registry over MCP, and import a remote server's tools.
 
-This package needs the ``mcp`` extra (``pip install 'forge-tools[mcp]'``);
-without it, importing it raises `forge.core.errors.MissingDependencyError`.
+This package needs the ``mcp`` extra (``pip install '.[mcp]'`` in a checkout, or the wheel
+with ``[mcp]``); without it, importing it raises `forge.core.errors.MissingDependencyError`.
 Nothing in `forge.tools` imports it.
 
 * `MCPToolServer` / `serve`: a `ToolRegistry` served with the official SDK's

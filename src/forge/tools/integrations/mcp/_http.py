@@ -88,6 +88,18 @@ class HttpServer(uvicorn.Server):
         """Leave signals to the caller (uvicorn would re-raise them after shutting down)."""
         yield
 
+    async def stop(self) -> None:
+        """Shut down after a cancellation, also one that came before startup had finished.
+
+        The app's lifespan starts first: it is ended cleanly even when no listener exists
+        yet (uvicorn's own ``shutdown`` needs them, and the lifespan would log a traceback).
+        """
+        self.should_exit = True
+        if self.started:
+            await self.shutdown()
+        else:
+            await self.lifespan.shutdown()
+
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         """Start listening, then report the real address (useful with port 0)."""
         await super().startup(sockets)

@@ -8,10 +8,13 @@ address without a token is refused. SIGINT and SIGTERM stop the server cleanly.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import socket
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from types import FrameType
 from typing import Any, Literal
 
 import uvicorn
@@ -40,6 +43,7 @@ MCP_PATH = "/mcp"
 TOKEN_ENV = "FORGE_TOOLS_TOKEN"
 """The environment variable the command line reads the bearer token from."""
 SHUTDOWN_GRACE_SECONDS = 2
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest stdio message accepted (one JSON-RPC message per line)."""
 
@@ -78,6 +82,9 @@ def serve(
 
     Sync tools that outlived their timeout may still be running on the executor's
     daemon worker threads when this returns: they are abandoned, not waited for.
+    Call it from the main thread. After a stop by signal, SIGINT and SIGTERM stay
+    ignored (the process is expected to exit; a late signal must not kill it
+    mid-exit); when the server stops otherwise, the caller's handlers are restored.
 
     Raises:
         InsecureBindError: HTTP on a non-loopback ``host`` without ``token``.
@@ -172,8 +179,7 @@ async def serve_http(
         try:
             await http.serve()
         except asyncio.CancelledError:
-            http.should_exit = True
-            await http.shutdown()
+            await http.stop()
             raise
         except SystemExit:  # uvicorn exits the process when it cannot listen
             raise OSError(f"the address is in use or not available (port {port})") from None
@@ -194,24 +200,61 @@ async def _until_signalled(main: Coroutine[Any, Any, None]) -> None:
 
     Only the first signal cancels: a second one (Ctrl+C pressed twice, or a signal sent both
     to a process group and forwarded by a parent) would interrupt the graceful shutdown, which
-    is bounded anyway.
+    is bounded anyway. Once a signal has arrived, both stay ignored after this returns, so the
+    process can finish exiting; if none arrived, the previous handlers are put back.
+
+    The handlers are ``signal.signal`` ones, not the loop's: removing a loop handler resets the
+    signal to its default first, and a late SIGTERM in that gap killed the exiting process.
     """
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(main)
-    stops = (signal.SIGINT, signal.SIGTERM)
+    stopping = False
 
-    def stop() -> None:
-        for sig in stops:
-            loop.add_signal_handler(sig, lambda: None)
-        task.cancel()
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        if not stopping:
+            stopping = True
+            task.cancel()
+            loop.call_soon_threadsafe(lambda: None)  # wake the loop to run the cancellation
 
-    for sig in stops:
-        loop.add_signal_handler(sig, stop)
+    with _signals_wake(loop):
+        previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
+        for sig in STOP_SIGNALS:
+            signal.siginterrupt(sig, False)  # restart interrupted system calls, as asyncio does
+        try:
+            await task
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+        finally:
+            # One call per signal, so the default (terminate) is never in force in between.
+            for sig, handler in previous.items():
+                restored = signal.SIG_DFL if handler is None else handler  # None: not from Python
+                signal.signal(sig, signal.SIG_IGN if stopping else restored)
+
+
+@contextlib.contextmanager
+def _signals_wake(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """Wake ``loop`` on every signal, even one caught by another thread while it waits.
+
+    Python runs signal handlers on the main thread between bytecodes: without a wakeup
+    descriptor an idle loop would not run them until its next event.
+    """
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    loop.add_reader(reader.fileno(), _drain, reader)
+    previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     try:
-        await task
-    except asyncio.CancelledError:
-        if not task.cancelled():
-            raise
+        yield
     finally:
-        for sig in stops:
-            loop.remove_signal_handler(sig)
+        signal.set_wakeup_fd(previous)
+        loop.remove_reader(reader.fileno())
+        reader.close()
+        writer.close()
+
+
+def _drain(sock: socket.socket) -> None:
+    with contextlib.suppress(BlockingIOError):
+        while sock.recv(4096):
+            pass

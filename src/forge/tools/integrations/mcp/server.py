@@ -28,6 +28,7 @@ import forge
 from forge.core.logging import get_logger
 from forge.tools import ErrorKind, RegistryEvent, Tool, ToolExecutor, ToolRegistry, ToolResult
 from forge.tools._jsonable import to_jsonable
+from forge.tools._readonly import thaw
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
@@ -245,7 +246,7 @@ def _tracing_configured() -> bool:
 def _output_checker(tool: Tool) -> Callable[[Any], list[str]]:
     """Compile the tool's output schema; return a function listing the output's problems."""
     try:
-        validator = jsonschema_rs.validator_for(dict(tool.output_schema or {}))
+        validator = jsonschema_rs.validator_for(thaw(tool.output_schema or {}))
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         reason = f"its output schema is invalid: {str(exc).splitlines()[0]}"
         return lambda _output: [reason]

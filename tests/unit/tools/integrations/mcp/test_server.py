@@ -12,6 +12,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+pytestmark = pytest.mark.slow  # real server subprocesses
+
 T = TypeVar("T")
 BOTH = pytest.mark.parametrize("target", ["stdio", "http"], indirect=True)
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"])

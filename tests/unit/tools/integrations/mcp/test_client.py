@@ -14,6 +14,8 @@ from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer
 from forge.tools import ErrorKind, ToolRegistry
 from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_tools
 
+pytestmark = pytest.mark.slow  # real MCP server subprocesses
+
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_dotted_server.py")]
 ENV = {"PYTHONPATH": str(SERVERS)}

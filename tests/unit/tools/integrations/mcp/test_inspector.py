@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer
 
+pytestmark = pytest.mark.slow  # a Node.js client subprocess
+
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 NPX = shutil.which("npx")
 if NPX is None or shutil.which("node") is None:

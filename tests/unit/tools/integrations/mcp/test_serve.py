@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import mcp_types as types
@@ -23,8 +27,8 @@ from forge.cli import main
 from forge.tools import ToolRegistry
 from forge.tools.integrations.mcp import InsecureBindError
 from forge.tools.integrations.mcp._http import is_loopback
-from forge.tools.integrations.mcp.command import ToolsSpecError, load_tools_spec
-from forge.tools.integrations.mcp.serve import check_bind
+from forge.tools.integrations.mcp.command import ToolsSpecError, load_tools_spec, run_serve
+from forge.tools.integrations.mcp.serve import check_bind, serve
 
 INIT = {
     "jsonrpc": "2.0",
@@ -37,6 +41,7 @@ INIT = {
     },
 }
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+STOP = (signal.SIGINT, signal.SIGTERM)
 
 
 def post(url: str, body: str, **headers: str) -> httpx.Response:
@@ -59,6 +64,7 @@ def add_over_http(url: str, token: str) -> str:
     return asyncio.run(asyncio.wait_for(body(), 60))
 
 
+@pytest.mark.slow
 def test_http_without_the_token_is_refused(start_http: Callable[..., HttpServer]) -> None:
     """With FORGE_TOOLS_TOKEN set, requests without it or with a wrong one get 401."""
     server = start_http("--tools", TOOLS_SPEC, token="t0ken")
@@ -70,6 +76,7 @@ def test_http_without_the_token_is_refused(start_http: Callable[..., HttpServer]
     assert add_over_http(server.url, "t0ken") == "3"
 
 
+@pytest.mark.slow
 def test_non_loopback_bind_without_a_token_is_refused() -> None:
     """Binding to 0.0.0.0 without a token exits 1 with a message naming the variable."""
     done = subprocess.run(
@@ -85,6 +92,7 @@ def test_non_loopback_bind_without_a_token_is_refused() -> None:
     assert "FORGE_TOOLS_TOKEN" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_http_server_shuts_down_cleanly_on_signals(
     start_http: Callable[..., HttpServer], sig: signal.Signals
@@ -94,6 +102,7 @@ def test_http_server_shuts_down_cleanly_on_signals(
     assert server.stop(sig) == 0
 
 
+@pytest.mark.slow
 def test_a_second_signal_during_shutdown_is_absorbed(
     start_http: Callable[..., HttpServer],
 ) -> None:
@@ -108,6 +117,64 @@ def test_a_second_signal_during_shutdown_is_absorbed(
     assert "Traceback" not in server.process.stderr.read()
 
 
+def serve_script(after: str, **popen: Any) -> subprocess.Popen[str]:
+    """Run a Python process that calls ``serve()`` over stdio, then runs ``after``."""
+    script = "\n".join(
+        [
+            "import os, signal",
+            "from forge.tools import ToolRegistry",
+            "from forge.tools.integrations.mcp.serve import serve",
+            "def mine(signum, frame): pass",
+            "signal.signal(signal.SIGTERM, mine)",
+            "signal.signal(signal.SIGINT, mine)",
+            'serve(ToolRegistry(), transport="stdio")',
+            after,
+        ]
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", script], env=server_env(), text=True, stderr=subprocess.PIPE, **popen
+    )
+
+
+@pytest.mark.slow
+def test_signals_after_a_signalled_shutdown_do_not_kill_the_exiting_process() -> None:
+    """Regression: a SIGTERM landing after serve() returned (process still exiting) killed it."""
+    late = "\n".join(
+        [
+            "for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):",
+            "    os.kill(os.getpid(), sig)",
+            "print('still here')",
+        ]
+    )
+    process = serve_script(late, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(json.dumps(INIT) + "\n")
+        process.stdin.flush()
+        assert "serverInfo" in json.loads(process.stdout.readline())["result"]
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert out.strip() == "still here"
+
+
+@pytest.mark.slow
+def test_serve_puts_back_the_callers_handlers_when_no_signal_arrived() -> None:
+    """A server that stops because stdin closed leaves the caller's SIGINT/SIGTERM handlers."""
+    check = "print(*(signal.getsignal(s) is mine for s in (signal.SIGTERM, signal.SIGINT)))"
+    process = serve_script(check, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        out, err = process.communicate("", timeout=30)  # stdin closed at once: the server stops
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert out.split() == ["True", "True"]
+
+
+@pytest.mark.slow
 def test_a_busy_sync_tool_does_not_hold_up_shutdown(start_http: Callable[..., HttpServer]) -> None:
     """SIGTERM stops the server with exit code 0 even while a sync tool is still sleeping."""
     server = start_http("--tools", TOOLS_SPEC)
@@ -122,6 +189,7 @@ def test_a_busy_sync_tool_does_not_hold_up_shutdown(start_http: Callable[..., Ht
     assert server.stop(signal.SIGTERM) == 0
 
 
+@pytest.mark.slow
 def test_stdio_server_shuts_down_cleanly_on_sigterm() -> None:
     """SIGTERM stops a stdio server with exit code 0."""
     process = subprocess.Popen(
@@ -147,6 +215,7 @@ def test_stdio_server_shuts_down_cleanly_on_sigterm() -> None:
         process.communicate(timeout=20)
 
 
+@pytest.mark.slow
 def test_malformed_input_over_stdio_does_not_crash_the_server() -> None:
     """Garbage lines get error answers or are skipped, and the server keeps serving."""
     lines = ["this is not json", json.dumps({"jsonrpc": "2.0", "id": 7, "method": 12}),
@@ -165,6 +234,7 @@ def test_malformed_input_over_stdio_does_not_crash_the_server() -> None:
     assert any(a.get("id") == 1 and "result" in a for a in answers)
 
 
+@pytest.mark.slow
 def test_malformed_http_requests_do_not_crash_the_server(http_server: HttpServer) -> None:
     """Invalid JSON and wrong shapes get 4xx answers, and the server keeps serving."""
     assert 400 <= post(http_server.url, "{not json").status_code < 500
@@ -173,6 +243,7 @@ def test_malformed_http_requests_do_not_crash_the_server(http_server: HttpServer
     assert post(http_server.url, json.dumps(INIT)).status_code == 200
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_a_clear_error() -> None:
     """Serving on a port another socket holds exits 1 and says it cannot listen there."""
     with socket.socket() as holder:
@@ -189,6 +260,65 @@ def test_a_port_in_use_is_a_clear_error() -> None:
         )
     assert done.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+
+
+def test_run_serve_refuses_a_public_bind_without_a_token(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In process: a non-loopback host without a token returns exit code 1 and says why."""
+    monkeypatch.delenv("FORGE_TOOLS_TOKEN", raising=False)
+    assert run_serve(ToolRegistry(), transport="http", host="0.0.0.0", port=0) == 1
+    assert "without a bearer token" in capsys.readouterr().err
+
+
+def test_a_busy_port_in_process_fails_and_leaves_the_callers_handlers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In process: a port in use returns exit code 1, and SIGINT/SIGTERM keep the caller's."""
+
+    def mine(signum: int, frame: object) -> None:
+        """A caller's own handler."""
+
+    saved = {sig: signal.signal(sig, mine) for sig in STOP}
+    try:
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+            port = holder.getsockname()[1]
+            code = run_serve(ToolRegistry(), transport="http", host="127.0.0.1", port=port)
+        after = {sig: signal.getsignal(sig) for sig in STOP}
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert after == dict.fromkeys(STOP, mine)
+
+
+@pytest.mark.slow
+def test_a_signal_stops_serve_in_process_and_both_signals_stay_ignored() -> None:
+    """In process: SIGINT stops serve(); afterwards SIGINT and SIGTERM are ignored, not fatal."""
+    saved = {sig: signal.getsignal(sig) for sig in STOP}
+    returned = threading.Event()
+
+    def interrupt_once_serving() -> None:
+        # serve() installs its SIGTERM handler last: once it is there, both are.
+        while signal.getsignal(signal.SIGTERM) == saved[signal.SIGTERM]:
+            if returned.wait(0.01):
+                return
+        os.kill(os.getpid(), signal.SIGINT)
+
+    sender = threading.Thread(target=interrupt_once_serving)
+    sender.start()
+    try:
+        serve(ToolRegistry(), transport="http", port=0)
+        after = {sig: signal.getsignal(sig) for sig in STOP}
+    finally:
+        returned.set()
+        sender.join()
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert after == dict.fromkeys(STOP, signal.SIG_IGN)
 
 
 def test_a_missing_tools_module_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -237,6 +367,7 @@ def test_load_tools_spec_rejects_bad_specs(spec: str) -> None:
         load_tools_spec(spec)
 
 
+@pytest.mark.slow
 def test_serve_config_serves_the_tools_of_a_configuration_file(tmp_path: Path) -> None:
     """`serve --config FILE` over stdio serves the file's tools with their annotations."""
     config = tmp_path / "tools.yaml"

@@ -198,6 +198,27 @@ def test_serve_http_in_process_until_cancelled() -> None:
     assert run(body) == "10"
 
 
+def test_serve_http_cancelled_while_starting_stops_quietly(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Regression: a stop before the server listened raised AttributeError and logged a trace."""
+    server = MCPToolServer(make_registry())
+    started: list[int] = []
+
+    async def body() -> None:
+        task = asyncio.ensure_future(
+            serve_http(server, port=0, on_started=lambda _h, port: started.append(port))
+        )
+        await asyncio.sleep(0)  # serve_http runs to its first wait: the app's lifespan startup
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(body)
+    assert started == []
+    assert "Traceback" not in capsys.readouterr().err  # uvicorn logs to stderr
+
+
 def test_serve_rejects_an_unknown_transport() -> None:
     """serve() names the transports it knows."""
     with pytest.raises(ValueError, match="unknown transport"):

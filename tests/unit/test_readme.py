@@ -1,0 +1,483 @@
+"""The README's claims and examples hold (issue 11: the README says what is true).
+
+Each ```python block after a ``<!-- test: NAME -->`` comment runs here as written. The provider
+examples run against the official SDK clients, whose HTTP transport is replaced by a fake API
+that serves model replies built from the SDK's own response types and records every request,
+so the requests the examples send are checked against the SDK's request types.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from pydantic import TypeAdapter
+
+from forge.examples import example_registry
+from forge.tools import ToolRegistry, from_record
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+_BLOCK = re.compile(r"<!-- test: ([a-z0-9-]+) -->\n```python\n(.*?)\n```", re.DOTALL)
+WEATHER = {"location": "Paris", "temp": 21, "unit": "c"}
+BAD_UNIT = {"location": "Rome", "unit": "kelvin"}
+
+
+@cache
+def blocks() -> dict[str, str]:
+    """The README's tested code blocks by name."""
+    found = _BLOCK.findall(README.read_text(encoding="utf-8"))
+    names = [name for name, _ in found]
+    assert len(names) == len(set(names)), names
+    return dict(found)
+
+
+def run_block(name: str, namespace: dict[str, Any]) -> dict[str, Any]:
+    """Execute one README block in ``namespace`` (as the next cell of one session)."""
+    # dont_inherit: the block runs as a user's script would, without this module's __future__.
+    code = compile(blocks()[name], f"README.md <!-- test: {name} -->", "exec", dont_inherit=True)
+    exec(code, namespace)
+    return namespace
+
+
+def session() -> dict[str, Any]:
+    """A namespace holding what 'Defining tools' defines: `registry` with `get_weather`."""
+    return run_block("define", {"__name__": "readme"})
+
+
+def exact(kind: Any) -> Callable[[Any], None]:
+    """Check a value against an SDK TypedDict; validation drops unknown keys, equality sees them."""
+    adapter: TypeAdapter[Any] = TypeAdapter(kind)
+
+    def check(value: Any) -> None:
+        assert adapter.validate_python(value) == value
+
+    return check
+
+
+class FakeAPI:
+    """A model provider's HTTP API: serves scripted replies and records the JSON requests.
+
+    Replies are ``(content type, body)`` pairs. ``http`` is the HTTP package the SDK uses
+    (anthropic has moved to httpx2, which has the same interface).
+    """
+
+    def __init__(self, *replies: tuple[str, str], http: Any = httpx) -> None:
+        self.replies = list(replies)
+        self.sent: list[dict[str, Any]] = []
+        self.http = http
+        self.sync_clients: list[Any] = []
+
+    def __call__(self, request: Any) -> Any:
+        self.sent.append(json.loads(request.content))
+        content_type, body = self.replies.pop(0)
+        return self.http.Response(200, headers={"content-type": content_type}, content=body)
+
+    def client(self) -> Any:
+        """A sync HTTP client talking to this fake."""
+        self.sync_clients.append(self.http.Client(transport=self.http.MockTransport(self)))
+        return self.sync_clients[-1]
+
+    def async_client(self) -> Any:
+        """An async HTTP client talking to this fake."""
+        return self.http.AsyncClient(transport=self.http.MockTransport(self))
+
+
+@pytest.fixture
+def fakes() -> Iterator[list[FakeAPI]]:
+    """Fake APIs made by a test; their sync clients are closed afterwards."""
+    made: list[FakeAPI] = []
+    yield made
+    for api in made:
+        for client in api.sync_clients:
+            client.close()
+
+
+def sse(events: list[Any]) -> tuple[str, str]:
+    """A server-sent event stream of SDK event objects."""
+    body = "".join(
+        f"event: {event.type}\ndata: {json.dumps(event.model_dump(mode='json'))}\n\n"
+        for event in events
+    )
+    return "text/event-stream", body
+
+
+def dumped(model: Any) -> tuple[str, str]:
+    """A JSON reply holding an SDK response object, as the API would send it."""
+    return "application/json", model.model_dump_json(by_alias=True, exclude_none=True)
+
+
+# -- OpenAI Chat Completions ------------------------------------------------------------
+
+
+def chat_reply(message: dict[str, Any]) -> tuple[str, str]:
+    """A chat completion holding one assistant message."""
+    from openai.types.chat import ChatCompletion
+
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    completion = ChatCompletion.model_validate({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-5.5",
+        "choices": [{"index": 0, "finish_reason": finish,
+                     "message": {"role": "assistant", "content": None, **message}}],
+    })  # fmt: skip
+    return dumped(completion)
+
+
+def chat_call(call_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One `get_weather` call as OpenAI sends it (arguments as JSON text)."""
+    return {"id": call_id, "type": "function",
+            "function": {"name": "get_weather", "arguments": json.dumps(arguments)}}  # fmt: skip
+
+
+def test_openai_chat_round_trip(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Chat Completions example sends valid tools and one tool message per call."""
+    import openai
+    from openai.types.chat import ChatCompletionFunctionToolParam, ChatCompletionToolMessageParam
+
+    calls = [chat_call("call_1", {"location": "Paris"}), chat_call("call_2", BAD_UNIT)]
+    api = FakeAPI(
+        chat_reply({"tool_calls": calls}), chat_reply({"content": "It is 21 °C in Paris."})
+    )
+    fakes.append(api)
+    monkeypatch.setattr(openai, "OpenAI", functools.partial(
+        openai.OpenAI, api_key="sk-test", http_client=api.client(), max_retries=0))  # fmt: skip
+    namespace = run_block("roundtrip-openai", session())
+
+    assert capsys.readouterr().out == "It is 21 °C in Paris.\n"
+    first, second = api.sent
+    assert first["tools"] == namespace["registry"].to_provider("openai")
+    for definition in first["tools"]:
+        exact(ChatCompletionFunctionToolParam)(definition)
+    user, assistant, *answers = second["messages"]
+    assert user == first["messages"][0]
+    assert [c["id"] for c in assistant["tool_calls"]] == ["call_1", "call_2"]
+    for message in answers:
+        exact(ChatCompletionToolMessageParam)(message)
+    assert answers[0] == {"role": "tool", "tool_call_id": "call_1", "content": json.dumps(
+        WEATHER, separators=(",", ":"))}  # fmt: skip
+    assert answers[1]["tool_call_id"] == "call_2"
+    assert answers[1]["content"].startswith("Error: Invalid arguments for tool 'get_weather': unit")
+
+
+# -- OpenAI Responses -------------------------------------------------------------------
+
+
+def responses_reply(response_id: str, output: list[dict[str, Any]]) -> tuple[str, str]:
+    """A Responses API response with these output items."""
+    from openai.types.responses import Response
+
+    return dumped(Response.model_validate({
+        "id": response_id, "object": "response", "created_at": 1, "model": "gpt-5.5",
+        "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "status": "completed",
+    }))  # fmt: skip
+
+
+def test_openai_responses_round_trip(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Responses example answers each function_call with a function_call_output item."""
+    import openai
+    from openai.types.responses import FunctionToolParam
+    from openai.types.responses.response_input_param import FunctionCallOutput
+
+    api = FakeAPI(
+        responses_reply("resp_1", [{
+            "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+            "arguments": '{"location": "Paris"}', "status": "completed",
+        }]),
+        responses_reply("resp_2", [{
+            "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "It is 21 °C in Paris.",
+                         "annotations": []}],
+        }]),
+    )  # fmt: skip
+    fakes.append(api)
+    monkeypatch.setattr(openai, "OpenAI", functools.partial(
+        openai.OpenAI, api_key="sk-test", http_client=api.client(), max_retries=0))  # fmt: skip
+    namespace = run_block("roundtrip-responses", session())
+
+    assert capsys.readouterr().out == "It is 21 °C in Paris.\n"
+    first, second = api.sent
+    assert first["tools"] == namespace["registry"].to_provider("openai-responses")
+    for definition in first["tools"]:
+        exact(FunctionToolParam)(definition)
+    assert second["previous_response_id"] == "resp_1"
+    [output] = second["input"]
+    exact(FunctionCallOutput)(output)
+    assert output["call_id"] == "call_1"
+    assert json.loads(output["output"]) == WEATHER
+
+
+# -- Anthropic Messages -----------------------------------------------------------------
+
+
+def anthropic_message(content: list[dict[str, Any]]) -> Any:
+    """An Anthropic `Message` with these content blocks."""
+    from anthropic.types import Message
+
+    tool_use = any(block["type"] == "tool_use" for block in content)
+    return Message.model_validate({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
+        "content": content, "stop_reason": "tool_use" if tool_use else "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10},
+    })  # fmt: skip
+
+
+def check_anthropic_answer(message: dict[str, Any], ids: list[str]) -> list[dict[str, Any]]:
+    """The user message of tool results is a valid `MessageParam` answering ``ids`` in order."""
+    from anthropic.types import MessageParam, ToolResultBlockParam
+
+    adapter: TypeAdapter[Any] = TypeAdapter(MessageParam)  # alive while its iterators are read
+    validated = adapter.validate_python(message)
+    assert {**validated, "content": list(validated["content"])} == message
+    for block in message["content"]:
+        exact(ToolResultBlockParam)(block)
+    assert [b["tool_use_id"] for b in message["content"]] == ids
+    return list(message["content"])
+
+
+def test_anthropic_round_trip(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Messages example sends the assistant turn back, then one user message of results."""
+    import anthropic
+    from anthropic.types import ToolParam
+
+    api = FakeAPI(
+        dumped(anthropic_message([
+            {"type": "text", "text": "Let me look."},
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+             "input": {"location": "Paris"}},
+        ])),
+        dumped(anthropic_message([{"type": "text", "text": "It is 21 °C in Paris."}])),
+        http=httpx2,
+    )  # fmt: skip
+    fakes.append(api)
+    monkeypatch.setattr(anthropic, "Anthropic", functools.partial(
+        anthropic.Anthropic, api_key="test", http_client=api.client(), max_retries=0))  # fmt: skip
+    namespace = run_block("roundtrip-anthropic", session())
+
+    assert capsys.readouterr().out == "It is 21 °C in Paris.\n"
+    first, second = api.sent
+    assert first["tools"] == namespace["registry"].to_provider("anthropic")
+    for definition in first["tools"]:
+        exact(ToolParam)(definition)
+    _, assistant, answer = second["messages"]
+    assert assistant["role"] == "assistant"
+    assert [b["type"] for b in assistant["content"]] == ["text", "tool_use"]
+    [result] = check_anthropic_answer(answer, ["toolu_1"])
+    assert (json.loads(result["content"]), result["is_error"]) == (WEATHER, False)
+
+
+def stream_events(blocks: list[dict[str, Any]], fragments: int = 3) -> list[Any]:
+    """A streamed Anthropic message: text deltas, and tool inputs cut into JSON fragments."""
+    from anthropic.types import RawMessageStreamEvent
+
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": {
+        **anthropic_message([]).model_dump(mode="json"), "stop_reason": None}}]  # fmt: skip
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            events += [
+                {"type": "content_block_start", "index": index,
+                 "content_block": {"type": "text", "text": ""}},
+                {"type": "content_block_delta", "index": index,
+                 "delta": {"type": "text_delta", "text": block["text"]}},
+            ]  # fmt: skip
+        else:
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {**block, "input": {}}})  # fmt: skip
+            text = json.dumps(block["input"])
+            size = -(-len(text) // fragments)
+            events += [
+                {"type": "content_block_delta", "index": index,
+                 "delta": {"type": "input_json_delta", "partial_json": text[i : i + size]}}
+                for i in range(0, len(text), size)
+            ]  # fmt: skip
+        events.append({"type": "content_block_stop", "index": index})
+    tool_use = any(block["type"] == "tool_use" for block in blocks)
+    events += [
+        {"type": "message_delta", "usage": {"output_tokens": 20},
+         "delta": {"stop_reason": "tool_use" if tool_use else "end_turn", "stop_sequence": None}},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+    adapter: TypeAdapter[Any] = TypeAdapter(RawMessageStreamEvent)
+    return [adapter.validate_python(event) for event in events]
+
+
+def test_anthropic_streamed_round_trip(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The streamed example assembles both calls from fragments and answers them in order."""
+    import anthropic
+
+    api = FakeAPI(
+        sse(stream_events([
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+             "input": {"location": "Paris"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": BAD_UNIT},
+        ])),
+        sse(stream_events([{"type": "text", "text": "Paris is at 21 °C; Rome, I could not say."}])),
+        http=httpx2,
+    )  # fmt: skip
+    fakes.append(api)
+    monkeypatch.setattr(anthropic, "AsyncAnthropic", functools.partial(
+        anthropic.AsyncAnthropic, api_key="test", http_client=api.async_client(),
+        max_retries=0))  # fmt: skip
+    namespace = run_block("roundtrip-anthropic-stream", session())
+    namespace["executor"].close()
+
+    assert capsys.readouterr().out == "Paris is at 21 °C; Rome, I could not say.\n"
+    first, second = api.sent
+    assert first["stream"] is True
+    assert first["tools"] == namespace["registry"].to_provider("anthropic")
+    _, assistant, answer = second["messages"]
+    assert [b["input"] for b in assistant["content"]] == [{"location": "Paris"}, BAD_UNIT]
+    paris, rome = check_anthropic_answer(answer, ["toolu_1", "toolu_2"])
+    assert (json.loads(paris["content"]), paris["is_error"]) == (WEATHER, False)
+    assert rome["is_error"] is True
+    assert rome["content"].startswith("Invalid arguments for tool 'get_weather': unit")
+
+
+# -- Gemini -----------------------------------------------------------------------------
+
+
+def gemini_reply(parts: list[dict[str, Any]]) -> tuple[str, str]:
+    """A `GenerateContentResponse` whose one candidate holds these parts."""
+    from google.genai import types
+
+    return dumped(types.GenerateContentResponse.model_validate({
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+        "modelVersion": "gemini-2.5-flash",
+    }))  # fmt: skip
+
+
+def test_gemini_round_trip(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Gemini example keeps the model's turn (thought signature included) and answers it."""
+    from google import genai
+    from google.genai import types
+
+    api = FakeAPI(
+        gemini_reply([{"functionCall": {"id": "fc_1", "name": "get_weather",
+                                        "args": {"location": "Paris"}},
+                       "thoughtSignature": "c2lnbmF0dXJl"}]),
+        gemini_reply([{"text": "It is 21 °C in Paris."}]),
+    )  # fmt: skip
+    fakes.append(api)
+    options = types.HttpOptions(httpx_client=api.client())
+    monkeypatch.setattr(genai, "Client", functools.partial(
+        genai.Client, api_key="test", http_options=options))  # fmt: skip
+    namespace = run_block("roundtrip-gemini", session())
+
+    assert capsys.readouterr().out == "It is 21 °C in Paris.\n"
+    first, second = api.sent
+    assert first["tools"] == namespace["registry"].to_provider("gemini")
+    _, model_turn, answer = second["contents"]
+    assert model_turn["parts"][0]["thoughtSignature"] == "c2lnbmF0dXJl"
+    validated = types.Content.model_validate(answer)  # extra="forbid"
+    assert validated.model_dump(mode="json", by_alias=True, exclude_none=True) == answer
+    assert answer == {"role": "user", "parts": [{"functionResponse": {
+        "id": "fc_1", "name": "get_weather", "response": {"output": WEATHER}}}]}  # fmt: skip
+
+
+# -- LangChain --------------------------------------------------------------------------
+
+
+def test_langchain_example() -> None:
+    """The LangChain example converts both ways, and the claims around it hold."""
+    from langchain_core.tools import ToolException
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    namespace = run_block("langchain", session())
+    registry, weather = namespace["registry"], namespace["weather"]
+    assert weather.invoke({"location": "Paris"}) == WEATHER
+    assert registry.execute("multiply", {"a": 6, "b": 7}).output == 42
+    [as_openai] = registry.to_provider("openai", allowed=["get_weather"])
+    assert convert_to_openai_tool(weather) == as_openai
+    with pytest.raises(ToolException, match="unit"):
+        weather.invoke(BAD_UNIT)
+    weather.handle_tool_error = True
+    assert "unit" in weather.invoke(BAD_UNIT)
+
+
+# -- Claims in the text -----------------------------------------------------------------
+
+
+def test_every_tested_block_is_run() -> None:
+    """Each marked block has a test here (a new block cannot go untested)."""
+    tested = {"define", "roundtrip-openai", "roundtrip-responses", "roundtrip-anthropic",
+              "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain"}  # fmt: skip
+    assert set(blocks()) == tested
+
+
+def test_search_finds_a_currency_converter_by_meaning() -> None:
+    """The search example in the README, run exactly as written there."""
+    text = README.read_text(encoding="utf-8")
+    query = re.search(r'`registry\.search\("([^"]+)"\)` finds the bundled `(\w+)` tool', text)
+    described = re.search(r'a `(\w+)` tool described as "([^"]+)"', text)
+    assert query is not None
+    assert described is not None
+    assert [t.name for t in example_registry().search(query[1])][:1] == [query[2]]
+    name, description = described.groups()
+    converter = from_record({
+        "name": name, "description": description, "handler": lambda args: args,
+        "parameters": {"type": "object", "properties": {
+            "amount": {"type": "number", "description": "The amount of money"},
+            "from_currency": {"type": "string", "description": "ISO 4217 code, e.g. EUR"},
+            "to_currency": {"type": "string", "description": "ISO 4217 code, e.g. USD"}}},
+    })  # fmt: skip
+    assert [t.name for t in ToolRegistry([converter]).search(query[1])] == [name]
+    with_examples = example_registry()
+    with_examples.register(converter)
+    assert [t.name for t in with_examples.search(query[1])][:2] == [name, query[2]]
+
+
+def test_install_instructions_name_the_wheel_that_is_built() -> None:
+    """The wheel named in the README matches the project's version; no PyPI install is shown."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    text = README.read_text(encoding="utf-8")
+    wheel = f"dist/forge_tools-{project['version']}-py3-none-any.whl[mcp]"
+    assert f"pip install '{wheel}'" in text
+    named = set(re.findall(r"dist/forge_tools-[^\s'`]+", text))
+    assert named <= {wheel, wheel.removesuffix("[mcp]")}
+    assert not re.search(r"pip install '?forge-tools", text.replace(
+        "so `pip install forge-tools` does not install it", ""))  # fmt: skip
+
+
+def test_strict_mode_paragraph_holds() -> None:
+    """OpenAI strict mode sends null and JSON text; only strict execution maps them back."""
+    from forge.tools import ToolCall
+    from forge.tools import tool as make_tool
+
+    @make_tool
+    def find(query: str, options: dict[str, object], limit: int = 10) -> list[object]:
+        """Find things.
+
+        Args:
+            query: What to find.
+            options: Search options.
+            limit: The most results.
+        """
+        return [query, options, limit]
+
+    registry = ToolRegistry([find])
+    [exported] = registry.to_provider("openai", strict=True)
+    properties = exported["function"]["parameters"]["properties"]
+    assert properties["limit"]["type"] == ["integer", "null"]
+    assert properties["options"]["type"] == "string"
+    call = ToolCall("c1", "find", {"query": "q", "options": '{"fuzzy": true}', "limit": None})
+    assert registry.execute_all([call], strict=True)[0].output == ["q", {"fuzzy": True}, 10]
+    assert registry.execute_all([call])[0].error_kind == "invalid_arguments"
