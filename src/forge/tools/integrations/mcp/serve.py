@@ -12,6 +12,7 @@ import contextlib
 import os
 import signal
 import socket
+import stat
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from types import FrameType
@@ -140,7 +141,14 @@ class _StdinLines:
 
 
 async def _stdin_lines() -> Any:
-    """Stdin as async lines read by the loop, or ``None`` (the SDK's reader) for plain files."""
+    """Stdin as async lines read by the loop, or ``None`` (the SDK's reader) for anything else.
+
+    Only pipes, sockets and terminals can be watched by the loop; a regular file or a device
+    such as ``/dev/null`` cannot (epoll refuses it), so the SDK's threaded reader takes those.
+    """
+    mode = os.fstat(0).st_mode
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(0)):
+        return None
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
     try:

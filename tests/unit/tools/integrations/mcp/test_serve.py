@@ -216,6 +216,24 @@ def test_stdio_server_shuts_down_cleanly_on_sigterm() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("stdin", ["/dev/null", "file"])
+def test_stdio_from_a_device_or_a_file_ends_at_its_end(stdin: str, tmp_path: Path) -> None:
+    """`serve < /dev/null` or `serve < requests.jsonl` answers and exits instead of hanging."""
+    path = Path(stdin) if stdin == "/dev/null" else tmp_path / "requests.jsonl"
+    if stdin == "file":
+        path.write_text(json.dumps(INIT) + "\n")
+    with path.open("rb") as source:
+        done = subprocess.run(
+            [FORGE_TOOLS, "serve"], env=server_env(), stdin=source,
+            capture_output=True, timeout=60, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    if stdin == "file":
+        assert json.loads(done.stdout.splitlines()[0])["id"] == 1
+
+
+@pytest.mark.slow
 def test_malformed_input_over_stdio_does_not_crash_the_server() -> None:
     """Garbage lines get error answers or are skipped, and the server keeps serving."""
     lines = ["this is not json", json.dumps({"jsonrpc": "2.0", "id": 7, "method": 12}),
