@@ -15,77 +15,24 @@ if TYPE_CHECKING:
 
 
 def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
-    """Build the per-tool sync and async runners, specialised for the handler kind.
+    """Build the runner of the engine's sync fast path (a sync handler called inline).
 
-    Runners validate (raising `ToolValidationError`), call the handler and wrap
-    its value in a `ToolResult`; an exception from the handler becomes a failed
-    result. Sync handlers run inline from sync code; from async code they run
-    on a worker thread unless the tool is ``cheap``. Coroutine handlers run on
-    a private event loop from sync code.
+    The runner validates (raising `ToolValidationError`), calls the handler and
+    wraps its value in a `ToolResult`; an exception from the handler becomes a
+    failed result. Async handlers have no runner: the engine awaits them.
     """
-    validate, invoke, fn, name = compiled.validate, compiled.invoke, compiled.fn, tool.name
-    is_async, cheap = tool.source.is_async, tool.cheap
+    if tool.source.is_async:
+        return compiled
+    fn = compiled.fn
+    if fn is not None and compiled.validate_python is not None:
+        compiled.run_sync = _inline_runner(tool, fn, compiled.validate_python, compiled.validate)
+        return compiled
+    validate = compiled.validate
 
-    def finish(out: Any) -> ToolResult:
-        if isinstance(out, ToolResult):
-            return out if out.tool_name else out.for_call(out.call_id, name)
-        return _ok(out, name)
-
-    if fn is not None and not is_async and compiled.validate_python is not None:
-        run_sync = _inline_runner(tool, fn, compiled.validate_python, validate)
-    elif fn is not None and not is_async:
-
-        def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-            kwargs = validate(args)
-            try:
-                out = fn(**kwargs)
-            except Exception as exc:
-                return failure(tool, exc)
-            if isinstance(out, ToolResult):
-                return finish(out)
-            return _ok(out, name)
-
-    else:
-
-        def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-            kwargs = validate(args)
-            try:
-                out = invoke(kwargs, context)
-                if is_async:
-                    out = _run_coroutine(out)
-            except Exception as exc:
-                return failure(tool, exc)
-            return finish(out)
-
-    if is_async:
-
-        async def run_async(args: Any, context: ExecutionContext | None) -> ToolResult:
-            kwargs = validate(args)
-            try:
-                out = await (fn(**kwargs) if fn is not None else invoke(kwargs, context))
-            except Exception as exc:
-                return failure(tool, exc)
-            return finish(out)
-
-    elif cheap:
-
-        async def run_async(args: Any, context: ExecutionContext | None) -> ToolResult:
-            return run_sync(args, context)
-
-    else:
-
-        async def run_async(args: Any, context: ExecutionContext | None) -> ToolResult:
-            import asyncio
-
-            kwargs = validate(args)
-            try:
-                out = await asyncio.to_thread(invoke, kwargs, context)
-            except Exception as exc:
-                return failure(tool, exc)
-            return finish(out)
+    def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
+        return call_sync(tool, compiled, validate(args), context)
 
     compiled.run_sync = run_sync
-    compiled.run_async = run_async
     return compiled
 
 
@@ -109,6 +56,8 @@ def _inline_runner(
             out = fn(**kwargs)
         except Exception as exc:
             return failure(tool, exc)
+        except BaseException as exc:
+            return _cancelled(tool, exc)
         if isinstance(out, ToolResult):
             return out if out.tool_name else out.for_call(out.call_id, name)
         result = _new(ToolResult)
@@ -116,18 +65,6 @@ def _inline_runner(
         return result
 
     return run_sync
-
-
-def run_sync(tool: Tool, args: Any, context: ExecutionContext | None) -> ToolResult:
-    """Validate and run ``tool`` from sync code (see `attach_runners`)."""
-    result: ToolResult = (tool._compiled or tool.compile_()).run_sync(args, context)
-    return result
-
-
-async def run_async(tool: Tool, args: Any, context: ExecutionContext | None) -> ToolResult:
-    """Validate and run ``tool`` from async code (see `attach_runners`)."""
-    result: ToolResult = await (tool._compiled or tool.compile_()).run_async(args, context)
-    return result
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:
@@ -171,7 +108,20 @@ def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: A
         out = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
     except Exception as exc:
         return failure(tool, exc)
+    except BaseException as exc:
+        return _cancelled(tool, exc)
     return finish(out, tool.name)
+
+
+def _cancelled(tool: Tool, exc: BaseException) -> ToolResult:
+    """A sync handler that raised `asyncio.CancelledError` by itself: a ``cancelled`` result."""
+    import asyncio
+
+    if not isinstance(exc, asyncio.CancelledError):
+        raise exc
+    from forge.tools import failures
+
+    return failures.cancelled(tool.name)
 
 
 def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any:

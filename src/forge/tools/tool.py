@@ -113,7 +113,9 @@ class Tool:
             if self._compiled is None:
                 from forge.tools._run import attach_runners
 
-                compiled = attach_runners(self, self.source.compile(self))
+                compiled = self.source.compile(self)
+                compiled.validate = _lenient(compiled.validate, compiled.parameters)
+                compiled = attach_runners(self, compiled)
                 _check_examples(self, compiled.validate)
                 compiled.table = analyse(compiled.parameters)
                 object.__setattr__(self, "_compiled", compiled)
@@ -185,6 +187,35 @@ def _check_execution_options(t: Tool) -> None:
         raise ToolDefinitionError(
             t.name, "a tool cannot be both cheap (run inline) and isolated (run in a process)"
         )
+
+
+def _lenient(
+    validate: Callable[[Any], dict[str, Any]], parameters: Mapping[str, Any]
+) -> Callable[[Any], dict[str, Any]]:
+    """Validation that also accepts what strict-mode definitions make a model send (PV-3a).
+
+    Arguments that validate are never touched. Rejected ones are mapped back
+    from strict mode (`forge.tools.formats.strict_arguments`) and validated
+    once more: a ``null`` for a parameter that has a default and whose schema
+    does not allow ``null`` can only mean "use the default", and an object or
+    array sent as JSON text where the schema wants one can only mean that
+    value. Either would be invalid otherwise, so no switch is needed.
+    """
+
+    def lenient(arguments: Any) -> dict[str, Any]:
+        try:
+            return validate(arguments)
+        except ToolValidationError:
+            if not isinstance(arguments, Mapping):
+                raise
+            from forge.tools.formats.strict_args import restore_arguments
+
+            restored = restore_arguments(parameters, arguments, defaulted_only=True)
+            if restored == arguments:
+                raise
+        return validate(restored)
+
+    return lenient
 
 
 def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:

@@ -232,9 +232,14 @@ def test_sync_entry_points_run_both_kinds(executor: ToolExecutor) -> None:
     assert executor.run_sync("add", {"a": "x"}).error_kind is ErrorKind.INVALID_ARGUMENTS
 
 
-def test_sync_entry_point_runs_a_sync_handler_inline(executor: ToolExecutor) -> None:
-    """Through a sync entry point a sync handler runs on the caller's thread."""
-    assert executor.run_sync("thread_name").output == threading.current_thread().name
+def test_sync_entry_point_runs_a_sync_handler_where_its_deadline_holds(
+    executor: ToolExecutor,
+) -> None:
+    """Through a sync entry point a sync handler runs on a worker, a cheap one inline."""
+    assert executor.run_sync("thread_name").output.startswith("forge-tool")
+    here = threading.current_thread().name
+    assert executor.run_sync("cheap_thread_name").output == here
+    assert ToolRegistry([thread_name]).execute("thread_name").output == here  # no deadline
 
 
 def test_sync_entry_point_works_inside_a_running_loop(executor: ToolExecutor) -> None:

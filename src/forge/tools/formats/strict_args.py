@@ -41,10 +41,20 @@ def strict_arguments(tool: Tool) -> Callable[[Mapping[str, Any]], dict[str, Any]
     return restore
 
 
-def restore_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Map strict-mode ``arguments`` back to what the canonical ``schema`` means."""
-    out = _value(schema, dict(arguments), schema, 0)
+def restore_arguments(
+    schema: Mapping[str, Any], arguments: Mapping[str, Any], *, defaulted_only: bool = False
+) -> dict[str, Any]:
+    """Map strict-mode ``arguments`` back to what the canonical ``schema`` means.
+
+    With ``defaulted_only`` a ``null`` is dropped only for a property that
+    declares a ``default`` (what the engine does for every call).
+    """
+    root = {**schema, _DEFAULTED_ONLY: True} if defaulted_only else schema
+    out = _value(root, dict(arguments), root, 0)
     return out if isinstance(out, dict) else dict(arguments)
+
+
+_DEFAULTED_ONLY = "x-forge-defaulted-only"
 
 
 def _value(schema: Any, value: Any, root: Mapping[str, Any], depth: int) -> Any:
@@ -73,11 +83,18 @@ def _object(schema: Mapping[str, Any], value: dict[str, Any], root: Mapping[str,
         sub = props.get(key)
         if sub is None:
             out[key] = item
-        elif item is None and key not in required and not accepts_null(sub, root):
+        elif item is None and key not in required and _droppable(sub, root):
             continue
         else:
             out[key] = _value(sub, item, root, depth + 1)
     return out
+
+
+def _droppable(schema: Any, root: Mapping[str, Any]) -> bool:
+    """Whether a ``null`` for this optional property means "not given"."""
+    if accepts_null(schema, root):
+        return False
+    return not root.get(_DEFAULTED_ONLY) or "default" in _deref(schema, root)
 
 
 def _branch(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> Any:
