@@ -58,7 +58,6 @@ from forge.tools._steps import (
     _hook_result,
     _log_outcome,
     _log_start,
-    _parse_json,
     _rejected,
     _request,
     _validate,
@@ -149,11 +148,9 @@ class Engine:
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
         """One call by name; ``arguments`` is a mapping, its JSON text or ``None``."""
-        if type(arguments) is str:
-            parsed = _parse_json(name, arguments)
-            if isinstance(parsed, ToolResult):
-                return await self._finish_early(io, name, arguments, ctx, call_id, parsed)
-            arguments = parsed
+        if type(arguments) is str:  # decoded (and repaired) as a model's tool call is
+            call = ToolCall.from_raw(call_id, name, arguments)  # type: ignore[arg-type]
+            return await self._entry_call(io, call, ctx, timeout)
         return await io.call(self, name, arguments, ctx, call_id, timeout)
 
     async def _entry_call(

@@ -101,15 +101,6 @@ def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
     return failures.exception_failure(tool.name, "ProcessError", outcome[1], None, "message")
 
 
-def _parse_json(name: str, text: str) -> Any:
-    import json
-
-    try:
-        return json.loads(text) if text.strip() else {}
-    except (ValueError, RecursionError) as exc:
-        return failures.invalid_json(name, str(exc)[:200])
-
-
 def _coerce_call(item: Any) -> ToolCall | ToolResult:
     try:
         return ToolCall.coerce(item)

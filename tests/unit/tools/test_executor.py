@@ -184,7 +184,7 @@ def test_run_reports_invalid_json(executor: ToolExecutor) -> None:
     assert result.error_kind is ErrorKind.INVALID_JSON
     assert result.call_id == "c7"
     assert result.metadata["retryable"] is True
-    assert "not valid JSON" in (result.error or "")
+    assert "Invalid JSON in the arguments of add" in (result.error or "")
 
 
 def test_execute_call_tags_the_result_with_the_call_id(executor: ToolExecutor) -> None:
