@@ -15,10 +15,11 @@ things that differ between sync and async callers:
   unless the tool is ``cheap`` (run inline).
 * `BLOCKING` blocks instead of suspending. Its methods are coroutines that
   never suspend, so a pipeline coroutine driven with it finishes on its first
-  step and `complete` hands the result to sync code. A sync handler runs on a
-  worker thread when the call has a deadline (so the deadline holds, exactly as
-  from async code), inline when it has none or the tool is ``cheap``; an async
-  or isolated handler runs through `ASYNC` on a private event loop.
+  step and `forge.tools._drive.complete` hands the result to sync code. A sync
+  handler runs on a worker thread when the call has a deadline (so the
+  deadline holds, exactly as from async code), inline when it has none or the
+  tool is ``cheap``; an async or isolated handler runs through `ASYNC` on a
+  private event loop.
 
 A call's deadline is its own ``timeout``, else the tool's, else its context's.
 A call made without any context (the registry's run methods, `BaseTool`
@@ -38,13 +39,13 @@ import inspect
 import math
 import threading
 import time
-from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools import failures
 from forge.tools._deadline import Expired, guard
+from forge.tools._drive import Waiter, _AsyncWait, _BlockingWait
 from forge.tools._limits import Limiter
 from forge.tools._run import _run_coroutine, call_sync, failure, finish, start_async
 from forge.tools._steps import (
@@ -78,16 +79,6 @@ if TYPE_CHECKING:
     from forge.tools.tool import Tool
 
 _NO_DEADLINE = math.inf
-
-
-def complete(pipeline: Coroutine[Any, Any, Any]) -> Any:
-    """Run a pipeline coroutine driven by `BLOCKING` to its end (it never suspends)."""
-    try:
-        pipeline.send(None)
-    except StopIteration as done:
-        return done.value
-    pipeline.close()
-    raise RuntimeError("a blocking pipeline suspended; this is a bug in forge-tools")
 
 
 class Engine:
@@ -534,7 +525,7 @@ def _left(deadline: float | None) -> float | None:
 # -- the two drivers ------------------------------------------------------------------------
 
 
-class IO:
+class IO(Waiter):
     """What differs between sync and async callers; the pipeline awaits these."""
 
     async def call(  # noqa: PLR0917 - internal, positional like _run
@@ -542,10 +533,6 @@ class IO:
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
         """Run one decoded call, on a fast path when it can take one."""
-        raise NotImplementedError
-
-    async def resolve(self, awaitable: Any) -> Any:
-        """The value of an awaitable a hook returned."""
         raise NotImplementedError
 
     async def authorize(
@@ -560,15 +547,12 @@ class IO:
         raise NotImplementedError
 
 
-class _Async(IO):
+class _Async(IO, _AsyncWait):
     async def call(  # noqa: PLR0917 - internal, positional like _run
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
         return await engine._run(name, args, ctx, call_id, timeout)
-
-    async def resolve(self, awaitable: Any) -> Any:
-        return await awaitable
 
     async def authorize(
         self, request: PermissionRequest, policies: tuple[PermissionPolicy, ...],
@@ -582,7 +566,7 @@ class _Async(IO):
         return await engine._run_async(call, compiled)
 
 
-class _Blocking(IO):
+class _Blocking(IO, _BlockingWait):
     """Never suspends: each method blocks the calling thread until it has the answer."""
 
     async def call(  # noqa: PLR0917 - internal, positional like _run
@@ -593,9 +577,6 @@ class _Blocking(IO):
         if engine._inline_for(tool, ctx, timeout):
             return engine._fast_sync(name, tool, args, ctx, call_id)  # type: ignore[arg-type]
         return await engine._pipeline(self, name, tool, args, ctx, call_id, timeout)
-
-    async def resolve(self, awaitable: Any) -> Any:
-        return _run_coroutine(_awaited(awaitable))
 
     async def authorize(
         self, request: PermissionRequest, policies: tuple[PermissionPolicy, ...],
@@ -611,10 +592,6 @@ class _Blocking(IO):
             result: ToolResult = _run_coroutine(engine._run_async(call, compiled))
             return result
         return engine._run_blocking(call, compiled)
-
-
-async def _awaited(awaitable: Any) -> Any:
-    return await awaitable
 
 
 ASYNC: IO = _Async()

@@ -89,7 +89,7 @@ def decode_arguments(raw: Any) -> Decoded:
         return _invalid(f"The arguments must be a JSON object, not {_kind(raw)}", repr(raw))
     try:
         value = fast_loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     else:
         if type(value) is dict:

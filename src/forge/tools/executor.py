@@ -53,7 +53,8 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from forge.tools._pipeline import ASYNC, BLOCKING, Engine, complete
+from forge.tools._drive import complete
+from forge.tools._pipeline import ASYNC, BLOCKING, Engine
 from forge.tools._run import _run_coroutine
 from forge.tools._steps import _check_limit, _coerce_call
 from forge.tools.calls import ToolCall
@@ -200,7 +201,7 @@ class ToolExecutor(Engine):
     ) -> ToolResult:
         """`run` for sync code (where handlers run: see the module docstring)."""
         ctx = context or self._context
-        return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))  # type: ignore[no-any-return]
+        return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
 
     async def execute_call(
         self,
@@ -221,7 +222,7 @@ class ToolExecutor(Engine):
     ) -> ToolResult:
         """`execute_call` for sync code."""
         ctx = context or self._context
-        return complete(self._entry_call(BLOCKING, call, ctx, timeout))  # type: ignore[no-any-return]
+        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
 
     async def execute_all(
         self,
