@@ -34,27 +34,21 @@ results of the general path.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
-import math
-import threading
 import time
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from forge.core.errors import ToolDefinitionError
 from forge.tools import failures
 from forge.tools._deadline import Expired, guard
 from forge.tools._drive import Waiter, _AsyncWait, _BlockingWait
-from forge.tools._limits import Limiter
-from forge.tools._run import _run_coroutine, call_sync, failure, finish, start_async
+from forge.tools._placement import _NO_DEADLINE, Placement
+from forge.tools._run import _run_coroutine, call_sync, failure, finish
 from forge.tools._steps import (
     JSON_SCALARS,
     TRACE,
     _cancelling,
     _checked,
     _coerce_call,
-    _from_outcome,
     _hook_failed,
     _hook_result,
     _log_outcome,
@@ -64,7 +58,6 @@ from forge.tools._steps import (
     _validate,
     logger,
 )
-from forge.tools._workers import Workers
 from forge.tools.calls import ToolCall
 from forge.tools.context import ExecutionContext
 from forge.tools.hooks import ToolInvocation
@@ -78,10 +71,8 @@ if TYPE_CHECKING:
     from forge.tools.registry import ToolRegistry
     from forge.tools.tool import Tool
 
-_NO_DEADLINE = math.inf
 
-
-class Engine:
+class Engine(Placement):
     """Runs calls of a registry's tools; the state and the steps of the pipeline.
 
     Args:
@@ -93,6 +84,8 @@ class Engine:
         approve: Answers the policies' ``ask``.
         max_concurrency: The most calls running at once.
         max_threads: Worker threads for sync handlers.
+        dry_run: Run every step but the handler, for every call (as a context's
+            ``dry_run`` does for its calls).
     """
 
     def __init__(
@@ -105,18 +98,15 @@ class Engine:
         approve: Approver | None = None,
         max_concurrency: int | None = None,
         max_threads: int = 32,
+        dry_run: bool = False,
     ) -> None:
         self._registry = registry
+        self._dry_run = dry_run
         self._get: Callable[[str], Tool | None] = registry.get
         self._context = context
         self._policy = permissions
         self._approve = approve
-        self._limiter = Limiter(max_concurrency) if max_concurrency is not None else None
-        self._max_threads = max_threads
-        self._lock = threading.Lock()
-        self._tool_limiters: dict[str, Limiter] = {}
-        self._pool: Workers | None = None
-        self._abandoned: set[Future[Any]] = set()
+        self._init_placement(max_concurrency, max_threads)
         self._set_hooks(hooks)
 
     def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
@@ -130,7 +120,8 @@ class Engine:
         self._after = bound_methods(hooks, "after_call")[::-1]
         self._plain = not (
             self._before or self._after or self._limiter is not None or self._policy is not None
-        )
+            or self._dry_run
+        )  # fmt: skip
 
     # -- entry points shared by every driver ---------------------------------------------
 
@@ -191,7 +182,7 @@ class Engine:
             stopped = await self._before_hooks(io, call)
             if stopped is not None:
                 return stopped
-        if call.context.dry_run:
+        if self._dry_run or call.context.dry_run:
             return failures.dry_run(call.name)
         return await io.run(self, call, compiled)
 
@@ -268,142 +259,12 @@ class Engine:
             return () if theirs is None else (theirs,)
         return (own,) if theirs is None or theirs is own else (own, theirs)
 
-    def _limiters(self, tool: Tool) -> list[Limiter]:
-        out = [] if self._limiter is None else [self._limiter]
-        limit = tool.max_concurrency
-        if limit is not None:
-            limiter = self._tool_limiters.get(tool.name)
-            if limiter is None or limiter.limit != limit:
-                with self._lock:
-                    limiter = self._tool_limiters.get(tool.name)
-                    if limiter is None or limiter.limit != limit:
-                        limiter = self._tool_limiters[tool.name] = Limiter(limit)
-            out.append(limiter)
-        return out
-
-    def _threads(self) -> Workers:
-        pool = self._pool
-        if pool is None:
-            with self._lock:
-                pool = self._pool
-                if pool is None:
-                    pool = self._pool = Workers(self._max_threads)
-        return pool
-
-    def _submit(
-        self, tool: Tool, compiled: Compiled, kwargs: dict[str, Any], ctx: ExecutionContext
-    ) -> Future[ToolResult]:
-        run = contextvars.copy_context().run
-        return self._threads().submit(run, call_sync, tool, compiled, kwargs, ctx)
-
-    def _abandon(self, running: Future[Any]) -> None:
-        """Forget a thread's call; one still running is counted until it ends."""
-        if running.cancel() or running.done():
-            return
-        self._abandoned.add(running)
-        running.add_done_callback(self._abandoned.discard)
-
     def _plain_for(self, tool: Tool | None, ctx: ExecutionContext | None) -> bool:
         """Whether a call may take a fast path (nothing but validation and the handler)."""
         return (
-            tool is not None and self._plain and tool.max_concurrency is None
-            and not tool.isolated and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
+            tool is not None and tool._plain and self._plain
+            and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
         )  # fmt: skip
-
-    # -- running the handler ------------------------------------------------------------
-
-    async def _run_async(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        """Take the concurrency slots and run the handler within the deadline (from async)."""
-        limiters = self._limiters(call.tool)  # type: ignore[arg-type]
-        running = (
-            self._limited(call, compiled, limiters) if limiters else self._invoke(call, compiled)
-        )
-        try:
-            result: ToolResult = await guard(running, call.timeout or _NO_DEADLINE)
-        except Expired:
-            return failures.timeout(call.name, call.timeout)  # type: ignore[arg-type]
-        except asyncio.CancelledError:
-            if _cancelling():
-                raise
-            return failures.cancelled(call.name)
-        return result
-
-    async def _limited(
-        self, call: ToolInvocation, compiled: Compiled, limiters: list[Limiter]
-    ) -> ToolResult:
-        held: list[Limiter] = []
-        try:
-            for limiter in limiters:
-                await limiter.acquire()
-                held.append(limiter)
-            return await self._invoke(call, compiled)
-        finally:
-            for limiter in reversed(held):
-                limiter.release()
-
-    async def _invoke(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        tool: Tool = call.tool  # type: ignore[assignment]
-        kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
-        if tool.isolated:
-            return await self._isolated(call)
-        if tool.source.is_async:
-            try:
-                out = await start_async(compiled, kwargs, call.context)
-            except Exception as exc:
-                return failure(tool, exc)
-            return _checked(finish(out, tool.name))
-        if tool.cheap:
-            return _checked(call_sync(tool, compiled, kwargs, call.context))
-        running = self._submit(tool, compiled, kwargs, call.context)
-        try:
-            return _checked(await asyncio.wrap_future(running))
-        except BaseException:
-            self._abandon(running)
-            raise
-
-    async def _isolated(self, call: ToolInvocation) -> ToolResult:
-        from forge.tools._isolation import IsolatedCall, target_of
-
-        tool: Tool = call.tool  # type: ignore[assignment]
-        try:
-            target = target_of(tool)
-        except ToolDefinitionError as exc:
-            return failures.misconfigured(tool.name, exc)
-        process = IsolatedCall(target, call.kwargs or {}, call.context)
-        process.start()
-        try:
-            outcome = await asyncio.wrap_future(self._threads().submit(process.wait, None))
-        except BaseException:  # the deadline passed or the call was cancelled: kill it
-            process.kill()
-            raise
-        return _from_outcome(tool, outcome)
-
-    def _run_blocking(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        """Take the slots and run a sync handler from sync code, within the deadline."""
-        tool: Tool = call.tool  # type: ignore[assignment]
-        seconds = call.timeout
-        deadline = None if seconds is None else time.monotonic() + seconds
-        held: list[Limiter] = []
-        try:
-            for limiter in self._limiters(tool):
-                if not limiter.acquire_sync(_left(deadline)):
-                    return failures.timeout(call.name, seconds)  # type: ignore[arg-type]
-                held.append(limiter)
-            kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
-            if tool.cheap or deadline is None:
-                return _checked(call_sync(tool, compiled, kwargs, call.context))
-            running = self._submit(tool, compiled, kwargs, call.context)
-            try:
-                return _checked(running.result(timeout=_left(deadline)))
-            except TimeoutError:
-                self._abandon(running)
-                return failures.timeout(call.name, seconds)  # type: ignore[arg-type]
-            except BaseException:
-                self._abandon(running)
-                raise
-        finally:
-            for limiter in reversed(held):
-                limiter.release()
 
     # -- the fast paths -------------------------------------------------------------------
 
@@ -427,7 +288,7 @@ class Engine:
         except Exception as exc:
             result = _rejected(tool, exc)
         else:
-            seconds = _seconds(tool, ctx, timeout)
+            seconds = timeout or tool.timeout or (ctx.timeout if ctx is not None else None)
             if tool.source.is_async:
                 fn = compiled.fn
                 try:
@@ -459,23 +320,6 @@ class Engine:
         if logged or not result.success:
             _log_outcome(name, result, started)
         return result
-
-    async def _await_thread(
-        self, tool: Tool, compiled: Compiled, kwargs: dict[str, Any],
-        ctx: ExecutionContext | None, seconds: float | None,
-    ) -> ToolResult:  # fmt: skip
-        running = self._submit(tool, compiled, kwargs, ctx)  # type: ignore[arg-type]
-        try:
-            result: ToolResult = await guard(asyncio.wrap_future(running), seconds or _NO_DEADLINE)
-        except Expired:
-            self._abandon(running)
-            return failures.timeout(tool.name, seconds)  # type: ignore[arg-type]
-        except asyncio.CancelledError:
-            self._abandon(running)
-            if _cancelling():
-                raise
-            return failures.cancelled(tool.name)
-        return _checked(result)
 
     def _inline_for(
         self, tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
@@ -516,10 +360,6 @@ def _seconds(
     if tool is not None and tool.timeout:
         return tool.timeout
     return ctx.timeout if ctx is not None else None
-
-
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(deadline - time.monotonic(), 0)
 
 
 # -- the two drivers ------------------------------------------------------------------------

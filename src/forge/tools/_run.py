@@ -114,14 +114,27 @@ def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: A
 
 
 def _cancelled(tool: Tool, exc: BaseException) -> ToolResult:
-    """A sync handler that raised `asyncio.CancelledError` by itself: a ``cancelled`` result."""
+    """A handler that raised `asyncio.CancelledError` by itself: a ``cancelled`` result.
+
+    Any other ``BaseException``, and a cancellation of the caller's task, propagates.
+    """
     import asyncio
 
-    if not isinstance(exc, asyncio.CancelledError):
+    if not isinstance(exc, asyncio.CancelledError) or _being_cancelled():
         raise exc
     from forge.tools import failures
 
     return failures.cancelled(tool.name)
+
+
+def _being_cancelled() -> bool:
+    import asyncio
+
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop in this thread
+        return False
+    return task is not None and task.cancelling() > 0
 
 
 def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any:

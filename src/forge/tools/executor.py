@@ -82,8 +82,10 @@ class ToolExecutor(Engine):
         metrics: ``True`` to collect `ExecutionMetrics` (read ``executor.metrics``), or an
             `ExecutionMetrics` to use.
         max_concurrency: The most calls running at once across this executor.
-        max_threads: Worker threads for sync handlers called from async code (daemon
-            threads: a handler abandoned after its timeout never blocks interpreter exit).
+        max_threads: Worker threads for sync handlers (daemon threads: a handler
+            abandoned after its timeout never blocks interpreter exit).
+        dry_run: Run every step but the handler for every call (EX-7); a context's
+            ``dry_run`` does the same for the calls made with it.
         strict: Deprecated and ignored: arguments answering strict-mode definitions
             (``to_provider(..., strict=True)``) are always understood (`Tool.compile_`).
     """
@@ -99,6 +101,7 @@ class ToolExecutor(Engine):
         metrics: bool | ExecutionMetrics = False,
         max_concurrency: int | None = None,
         max_threads: int = 32,
+        dry_run: bool = False,
         strict: bool | None = None,
     ) -> None:
         if strict is not None:
@@ -118,7 +121,7 @@ class ToolExecutor(Engine):
         super().__init__(
             registry, context if context is not None else ExecutionContext(),
             hooks=tuple(installed), permissions=permissions, approve=approve,
-            max_concurrency=max_concurrency, max_threads=max_threads,
+            max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
         )  # fmt: skip
 
     # -- configuration ---------------------------------------------------------------
@@ -188,7 +191,9 @@ class ToolExecutor(Engine):
             timeout: Seconds this call may take (overrides the tool and the context).
         """
         ctx = context or self._context
-        return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
+        if type(arguments) is str:
+            return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
+        return await self._run(name, arguments, ctx, call_id, timeout)
 
     def run_sync(
         self,
@@ -201,6 +206,10 @@ class ToolExecutor(Engine):
     ) -> ToolResult:
         """`run` for sync code (where handlers run: see the module docstring)."""
         ctx = context or self._context
+        if type(arguments) is not str:
+            tool = self._get(name)
+            if self._inline_for(tool, ctx, timeout):
+                return self._fast_sync(name, tool, arguments, ctx, call_id)  # type: ignore[arg-type]
         return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
 
     async def execute_call(
@@ -275,7 +284,19 @@ class ToolExecutor(Engine):
         if strict is not None:
             _strict_is_automatic("execute_all_sync(strict=...)")
         ctx = context or self._context
-        return [complete(self._entry_call(BLOCKING, item, ctx, timeout)) for item in calls]
+        return [self._call_sync(item, ctx, timeout) for item in calls]
+
+    def _call_sync(
+        self, item: Any, ctx: ExecutionContext | None, timeout: float | None
+    ) -> ToolResult:
+        """One call of a sequential sync batch; plain inline calls skip the pipeline."""
+        call = _coerce_call(item)
+        if type(call) is ToolCall and call.argument_error is None:
+            tool = self._get(call.name)
+            arguments: Any = call.arguments
+            if type(arguments) is dict and self._inline_for(tool, ctx, timeout):
+                return self._fast_sync(call.name, tool, arguments, ctx, call.id)  # type: ignore[arg-type]
+        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
 
     async def _gather(
         self,

@@ -20,7 +20,7 @@ _METADATA_KEYS = {
 _SCHEMA_KEYS = {"parameters", "inputSchema", "input_schema"}
 _OUTPUT_KEYS = {"output_schema", "outputSchema"}
 _KEYS = (
-    {"name", "description", "handler", "annotations", "timeout", "cheap", "title"}
+    {"name", "description", "handler", "annotations", "timeout", "placement", "cheap", "title"}
     | _METADATA_KEYS | _SCHEMA_KEYS | _OUTPUT_KEYS
 )  # fmt: skip
 
@@ -69,7 +69,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
         annotations=notes,
         timeout=record.get("timeout"),
         output_schema=output,
-        cheap=bool(record.get("cheap", False)),
+        placement=record.get("placement") or ("inline" if record.get("cheap") else "auto"),
         source=SchemaSource(
             schema, handler, call_style(name, handler, schema), is_coroutine(handler)
         ),

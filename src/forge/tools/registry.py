@@ -22,10 +22,11 @@ from forge.core.errors import (
     ToolValidationError,
 )
 from forge.core.logging import get_logger
+from forge.tools._run import _cancelled, failure, finish
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
-from forge.tools.results import ToolResult
+from forge.tools.results import ToolResult, _ok_for
 from forge.tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -434,15 +435,15 @@ class ToolRegistry:
             ToolValidationError: The arguments are not JSON or do not match the schema.
         """
         found = self._state.tools.get(name)
-        if context is None and found is not None and found.timeout is None:
+        if context is None and found is not None and found._plain and found.timeout is None:
             compiled = found._compiled
-            if compiled is not None and compiled.validate_python is not None and _inline(found):
-                try:  # the engine's sync fast path, inlined for the hottest case
+            if compiled is not None and not found.source.is_async:
+                try:  # the engine's sync fast path, inlined: the hottest case of all
                     result: ToolResult = compiled.run_sync(arguments, None)
                 except ToolValidationError:
                     pass  # the engine builds the failure and its message
                 else:
-                    if type(result.output) in _SCALARS and result.success:
+                    if result.success and type(result.output) in _SCALARS:
                         return result
                     return _shaped(result)
         return _raise_for(self, name, self._engine().run_sync(name, arguments, context))
@@ -451,7 +452,25 @@ class ToolRegistry:
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """`execute` for async code (sync handlers run off the event loop unless cheap)."""
-        return _raise_for(self, name, await self._engine().run(name, arguments, context))
+        found = self._state.tools.get(name)
+        fn = _async_fn(found) if context is None and type(arguments) is dict else None
+        if fn is not None:
+            try:  # the engine's async fast path, inlined for a plain coroutine function
+                kwargs = found._compiled.validate_python(arguments)[1]  # type: ignore[union-attr, misc]
+            except Exception:
+                pass  # the engine validates again and builds the failure and its message
+            else:
+                try:
+                    out = await fn(**kwargs)
+                except Exception as exc:
+                    return _shaped(failure(found, exc))  # type: ignore[arg-type]
+                except BaseException as exc:
+                    return _cancelled(found, exc)  # type: ignore[arg-type]
+                if type(out) in _SCALARS:
+                    return _ok_for(out, name, None)
+                return _shaped(finish(out, name))
+        result = await self._engine().run(name, arguments, context)
+        return result if result.success else _raise_for(self, name, result)
 
     def execute_all(
         self,
@@ -566,12 +585,20 @@ class ToolRegistry:
         from forge.tools.factory import close_tools
 
         close_tools(self._closeable())
+        self._close_engine()
 
     async def aclose(self) -> None:
         """`close` for async code: async teardowns are awaited on the running loop."""
         from forge.tools.factory import aclose_tools
 
         await aclose_tools(self._closeable())
+        self._close_engine()
+
+    def _close_engine(self) -> None:
+        """Stop the worker threads of the run methods' engine, if it started any."""
+        engine = self.__dict__.get("_run_engine")
+        if engine is not None:
+            engine.close()
 
     def _closeable(self) -> list[Tool]:
         seen: dict[int, Tool] = {}
@@ -613,9 +640,12 @@ def _raise_for(registry: ToolRegistry, name: str, result: ToolResult) -> ToolRes
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _inline(tool: Tool) -> bool:
-    """A tool whose calls without a context or timeout the engine runs inline."""
-    return not (tool.source.is_async or tool.isolated or tool.max_concurrency is not None)
+def _async_fn(tool: Tool | None) -> Any:
+    """The coroutine function `aexecute` may call directly, if ``tool`` has one."""
+    if tool is None or not tool._plain or tool.timeout is not None or not tool.source.is_async:
+        return None
+    compiled = tool._compiled
+    return None if compiled is None or compiled.validate_python is None else compiled.fn
 
 
 def _shaped(result: ToolResult) -> ToolResult:

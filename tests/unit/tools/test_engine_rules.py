@@ -59,6 +59,12 @@ def boom(x: int) -> int:
 
 
 @tool
+async def aboom(x: int) -> int:
+    """Always fail, asynchronously."""
+    raise ValueError("kaboom")
+
+
+@tool
 def slow(x: int) -> int:
     """Sleep longer than the context allows (a sync handler)."""
     time.sleep(0.4)
@@ -107,7 +113,7 @@ class Calc(BaseTool):
 
 
 CALC = Calc()
-REGISTRY = ToolRegistry([add, aadd, weather, boom, slow, aslow, gives_up, agives_up, CALC])
+REGISTRY = ToolRegistry([add, aadd, weather, boom, aboom, slow, aslow, gives_up, agives_up, CALC])
 
 
 def deny(_request: Any) -> Decision:
@@ -143,6 +149,8 @@ CASES = {
         "weather", {"city": "Oslo", "unit": None}, None, output="Oslo:c"
     ),
     "handler error": Case("boom", {"x": 1}, "tool_error"),
+    "handler error, async": Case("aboom", {"x": 1}, "tool_error"),
+    "success, async": Case("aadd", {"a": 1, "b": 2}, None, output=3),
     "handler error, BaseTool": Case("calc", {"x": 1, "mode": "boom"}, "tool_error"),
     "context timeout, sync handler": Case("slow", {"x": 1}, "timeout", {"timeout": 0.1}),
     "context timeout, async handler": Case("aslow", {"x": 1}, "timeout", {"timeout": 0.1}),
@@ -316,3 +324,46 @@ def test_every_entry_point_gives_the_same_result(case: str, entry: str) -> None:
         assert _outcome(got)[:3] == _outcome(expected)[:3]
     else:
         assert _outcome(got) == _outcome(expected)
+
+
+def _async_entries() -> dict[str, Callable[[], Any]]:
+    from forge.tools.integrations.mcp.runner import registry_runner
+
+    args = {"x": 1}
+    call = ToolCall("c1", "aslow", args)
+    return {
+        "executor.execute": lambda: PLAIN.execute("aslow", None, **args),
+        "executor.run": lambda: PLAIN.run("aslow", args),
+        "executor+hooks.run": lambda: HOOKED.run("aslow", args),
+        "executor.execute_call": lambda: PLAIN.execute_call(call),
+        "executor.execute_all": lambda: PLAIN.execute_all([call, call]),
+        "registry.aexecute": lambda: REGISTRY.aexecute("aslow", args),
+        "registry.aexecute_all": lambda: REGISTRY.aexecute_all([call, call]),
+        "BaseTool.execute": lambda: CALC.execute(ExecutionContext(), x=1, mode="slow"),
+        "mcp runner": lambda: registry_runner(REGISTRY)("aslow", args),
+    }
+
+
+@pytest.mark.parametrize("entry", list(_async_entries()))
+def test_cancelling_the_caller_cancels_the_call_everywhere(entry: str) -> None:
+    """Cancelling the awaiting task raises CancelledError from every async entry point."""
+    start = _async_entries()[entry]
+
+    async def main() -> None:
+        task = asyncio.ensure_future(start())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+
+
+def test_a_dry_run_executor_never_calls_a_handler() -> None:
+    """ToolExecutor(dry_run=True) validates and checks every call but runs no handler."""
+    ex = ToolExecutor(REGISTRY, dry_run=True)
+    result = ex.run_sync("boom", {"x": 1})
+    assert (result.success, result.metadata.get("dry_run")) == (True, True)
+    assert asyncio.run(ex.run("add", {"a": "x"})).error_kind == "invalid_arguments"
+    denied = ex.run_sync("add", {"a": 1, "b": 2}, ExecutionContext(permissions=deny))
+    assert denied.error_kind == "denied"

@@ -42,7 +42,7 @@ def thread_name() -> str:
     return threading.current_thread().name
 
 
-@tool(cheap=True)
+@tool(placement="inline")
 def cheap_thread_name() -> str:
     """Return the name of the thread running the handler (marked cheap)."""
     return threading.current_thread().name
