@@ -12,23 +12,25 @@ things that differ between sync and async callers:
 
 * `ASYNC` awaits. An async handler is awaited under the call's deadline; a
   sync handler runs on a worker thread that is abandoned at the deadline,
-  unless the tool is ``cheap`` (run inline).
+  unless the tool is placed ``inline``.
 * `BLOCKING` blocks instead of suspending. Its methods are coroutines that
   never suspend, so a pipeline coroutine driven with it finishes on its first
   step and `forge.tools._drive.complete` hands the result to sync code. A sync
   handler runs on a worker thread when the call has a deadline (so the
   deadline holds, exactly as from async code), inline when it has none or the
-  tool is ``cheap``; an async or isolated handler runs through `ASYNC` on a
-  private event loop.
+  tool is placed ``inline``; an async handler, or one placed in a ``process``,
+  runs through `ASYNC` on a private event loop.
 
 A call's deadline is its own ``timeout``, else the tool's, else its context's.
 A call made without any context (the registry's run methods, `BaseTool`
 wrappers) has only the first two.
 
-Two hand-written fast paths serve plain calls (no hooks, policy, limit, dry
-run or isolation): `Engine._run` for async callers and `Engine._fast_sync` for
-sync ones. ``tests/unit/tools/test_engine_rules.py`` checks that they give the
-results of the general path.
+Hand-written fast paths serve plain calls (no hooks, policy, limit, dry run
+or process): `Engine._run` for async callers, `Engine._fast_sync` for sync
+ones, and the registry's ``execute`` and ``aexecute`` inline the same steps
+for a plain function called without a context. The table in
+``tests/unit/tools/test_engine_rules.py`` checks that every one of them gives
+the results of the general path (the executor with a hook installed).
 """
 
 from __future__ import annotations

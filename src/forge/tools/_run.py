@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.core.errors import ToolValidationError
 from forge.tools.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
@@ -82,13 +82,6 @@ def invalid(tool_name: str, exc: ToolValidationError, tool: Tool | None = None) 
     if tool is not None and tool._compiled is not None:
         parameters = tool._compiled.parameters
     return failures.invalid_arguments(tool_name, exc, parameters)
-
-
-def misconfigured(tool_name: str, exc: ToolDefinitionError) -> ToolResult:
-    """A tool whose definition cannot be compiled: the model cannot fix this by retrying."""
-    from forge.tools import failures
-
-    return failures.misconfigured(tool_name, exc)
 
 
 # -- calls with arguments that are already validated (used by the executor) -----------------

@@ -17,9 +17,9 @@ Where handlers run:
 * An async handler is awaited in the caller's task (from sync code: on a
   private event loop).
 * A sync handler runs on the executor's worker threads, so its deadline
-  holds, unless the tool is ``cheap``: then it runs inline on the caller's
-  thread or event loop, and its deadline cannot interrupt it. From sync code a
-  call with no deadline at all also runs inline.
+  holds, unless the tool's ``placement`` is ``inline``: then it runs on the
+  caller's thread or event loop, and its deadline cannot interrupt it. From
+  sync code a call with no deadline at all also runs inline.
 
 Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
 ``timeout``, else the context's (the executor's context when a call has none).
@@ -32,9 +32,9 @@ concurrency slot, on sync and async entry points alike:
   thread is *abandoned*: it runs to the end in the background, its result is
   discarded, and it occupies one worker until then (``abandoned_threads``
   counts them; calls still queued for a worker never start).
-* A ``cheap`` tool runs inline by your choice: nothing can pre-empt code
-  running on your own thread, so its deadline is not enforced.
-* A tool marked ``isolated=True`` runs each call in a separate process that is
+* A tool placed ``inline`` runs on your thread by your choice: nothing can
+  pre-empt code running there, so its deadline is not enforced.
+* A tool placed in a ``process`` runs each call in a separate process that is
   killed at the deadline (`forge.tools._isolation`): use it for handlers that
   must really stop.
 
@@ -333,7 +333,7 @@ class ToolExecutor(Engine):
 
         if limit is None or limit >= len(items):
             for index, item in enumerate(items):
-                if self._inline(item, ctx):  # cheap sync tools run inline, no task needed
+                if self._inline(item, ctx):  # inline sync tools need no task
                     tool: Tool = self._get(item.name)  # type: ignore[assignment]
                     results[index] = self._fast_sync(item.name, tool, item.arguments, ctx, item.id)
                 else:
@@ -354,7 +354,7 @@ class ToolExecutor(Engine):
     def _inline(
         self, item: ToolCall | ToolResult, ctx: ExecutionContext | None
     ) -> TypeGuard[ToolCall]:
-        """Whether a batch item is a plain call of a cheap sync tool (run without a task)."""
+        """Whether a batch item is a plain call of a sync tool placed inline (no task needed)."""
         if isinstance(item, ToolResult) or not self._plain:
             return False
         tool = self._get(item.name)

@@ -32,7 +32,8 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     parameters come as ``parameters`` (a JSON Schema object, or a seed-002 list
     of ``{name, type, required, description}``) or ``inputSchema`` (MCP);
     without them the tool takes no arguments. Metadata, ``annotations``
-    (snake_case or MCP hints), ``title``, ``timeout`` and ``output_schema`` /
+    (snake_case or MCP hints), ``title``, ``timeout``, ``placement`` (``cheap:
+    true`` is read as ``placement: inline``) and ``output_schema`` /
     ``outputSchema`` are optional. Any other key is rejected by name.
     """
     if not isinstance(record, Mapping):
