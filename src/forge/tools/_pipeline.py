@@ -276,9 +276,12 @@ class Engine(Placement):
     ) -> ToolResult:  # fmt: skip
         """The async fast path: lookup, validation and the handler, hand-inlined."""
         tool = self._get(name)
-        if not self._plain_for(tool, ctx):
+        if (
+            tool is None
+            or not (tool._plain and self._plain)
+            or (ctx is not None and (ctx.dry_run or ctx.permissions is not None))
+        ):  # `_plain_for`, inlined
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
-        assert tool is not None
         logged = logger.isEnabledFor(TRACE)
         started = None
         if logged:

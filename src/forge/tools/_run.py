@@ -45,7 +45,7 @@ def _inline_runner(
     """The hottest path: a sync function validated by pydantic-core, all inlined."""
     from pydantic_core import ValidationError
 
-    name = tool.name
+    name, scalars = tool.name, _SCALARS
 
     def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
         try:
@@ -62,9 +62,16 @@ def _inline_runner(
             return out if out.tool_name else out.for_call(out.call_id, name)
         result = _new(ToolResult)
         _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
-        return result
+        if out.__class__ in scalars:
+            return result
+        from forge.tools._steps import _checked
+
+        return _checked(result)  # an output a model cannot receive becomes a failure
 
     return run_sync
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:

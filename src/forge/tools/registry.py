@@ -434,25 +434,23 @@ class ToolRegistry:
             ToolNotFoundError: No tool is called ``name``.
             ToolValidationError: The arguments are not JSON or do not match the schema.
         """
-        found = self._state.tools.get(name)
-        if context is None and found is not None and found._plain and found.timeout is None:
+        found = self.get(name)
+        if found is not None and found._direct and context is None:
             compiled = found._compiled
-            if compiled is not None and not found.source.is_async:
+            if compiled is not None:
                 try:  # the engine's sync fast path, inlined: the hottest case of all
                     result: ToolResult = compiled.run_sync(arguments, None)
                 except ToolValidationError:
                     pass  # the engine builds the failure and its message
-                else:
-                    if result.success and type(result.output) in _SCALARS:
-                        return result
-                    return _shaped(result)
+                else:  # the runner has checked the output (see `_shaped`)
+                    return result if result.success else _shaped(result)
         return _raise_for(self, name, self._engine().run_sync(name, arguments, context))
 
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """`execute` for async code (sync handlers run off the event loop unless cheap)."""
-        found = self._state.tools.get(name)
+        found = self.get(name)
         fn = _async_fn(found) if context is None and type(arguments) is dict else None
         if fn is not None:
             try:  # the engine's async fast path, inlined for a plain coroutine function

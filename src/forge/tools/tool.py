@@ -73,6 +73,8 @@ class Tool:
     _compiled: Compiled | None = field(default=None, repr=False)
     _plain: bool = field(default=False, init=False, repr=False)
     """No concurrency limit and no process: the engine's fast paths may run it (internal)."""
+    _direct: bool = field(default=False, init=False, repr=False)
+    """Plain, sync and without a timeout: ``registry.execute`` may call it inline (internal)."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -86,9 +88,10 @@ class Tool:
                 self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
             )
         _check_execution_options(self)
-        object.__setattr__(
-            self, "_plain", self.max_concurrency is None and self.placement != "process"
-        )
+        plain = self.max_concurrency is None and self.placement != "process"
+        object.__setattr__(self, "_plain", plain)
+        direct = plain and self.timeout is None and not self.source.is_async
+        object.__setattr__(self, "_direct", direct)
 
     @property
     def parameters(self) -> dict[str, Any]:
