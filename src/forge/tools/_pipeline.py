@@ -63,13 +63,14 @@ from forge.tools._steps import (
 from forge.tools.calls import ToolCall
 from forge.tools.context import ExecutionContext
 from forge.tools.hooks import ToolInvocation
+from forge.tools.permissions import decide
 from forge.tools.results import ToolResult, _ok_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from forge.tools._sources import Compiled
-    from forge.tools.permissions import Approver, Decision, PermissionPolicy, PermissionRequest
+    from forge.tools.permissions import Approver, PermissionPolicy
     from forge.tools.registry import ToolRegistry
     from forge.tools.tool import Tool
 
@@ -192,7 +193,7 @@ class Engine(Placement):
         policies = self._policies(call.context)
         if policies:
             approver = call.context.approve or self._approve
-            decision = await io.authorize(_request(call), policies, approver)
+            decision = await decide(io, _request(call), policies, approver)
             if decision.action != "allow":
                 return failures.denied(call.name, decision.reason)
         for hook in self._before:
@@ -380,13 +381,6 @@ class IO(Waiter):
         """Run one decoded call, on a fast path when it can take one."""
         raise NotImplementedError
 
-    async def authorize(
-        self, request: PermissionRequest, policies: tuple[PermissionPolicy, ...],
-        approver: Approver | None,
-    ) -> Decision:  # fmt: skip
-        """The permission decision (`forge.tools.permissions` drives its own steps)."""
-        raise NotImplementedError
-
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         """Run the handler of a validated, allowed call where its deadline holds."""
         raise NotImplementedError
@@ -398,14 +392,6 @@ class _Async(IO, _AsyncWait):
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
         return await engine._run(name, args, ctx, call_id, timeout)
-
-    async def authorize(
-        self, request: PermissionRequest, policies: tuple[PermissionPolicy, ...],
-        approver: Approver | None,
-    ) -> Decision:  # fmt: skip
-        from forge.tools.permissions import authorize
-
-        return await authorize(request, policies, approver)
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         return await engine._run_async(call, compiled)
@@ -422,14 +408,6 @@ class _Blocking(IO, _BlockingWait):
         if engine._inline_for(tool, ctx, timeout):
             return engine._fast_sync(name, tool, args, ctx, call_id)  # type: ignore[arg-type]
         return await engine._pipeline(self, name, tool, args, ctx, call_id, timeout)
-
-    async def authorize(
-        self, request: PermissionRequest, policies: tuple[PermissionPolicy, ...],
-        approver: Approver | None,
-    ) -> Decision:  # fmt: skip
-        from forge.tools.permissions import authorize_sync
-
-        return authorize_sync(request, policies, approver)
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         tool: Tool = call.tool  # type: ignore[assignment]
