@@ -58,12 +58,13 @@ def _inline_runner(
             return failure(tool, exc)
         except BaseException as exc:
             return _cancelled(tool, exc)
+        result = _new(ToolResult)
+        if out.__class__ in scalars:  # the common case, checked first: nothing else to do
+            _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
+            return result
         if isinstance(out, ToolResult):
             return out if out.tool_name else out.for_call(out.call_id, name)
-        result = _new(ToolResult)
         _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
-        if out.__class__ in scalars:
-            return result
         from forge.tools._steps import _checked
 
         return _checked(result)  # an output a model cannot receive becomes a failure
