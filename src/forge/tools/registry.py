@@ -433,6 +433,10 @@ class ToolRegistry:
         Raises:
             ToolNotFoundError: No tool is called ``name``.
             ToolValidationError: The arguments are not JSON or do not match the schema.
+            ToolDefinitionError: The tool's definition cannot be compiled.
+
+        Both model-caused errors carry, as ``message``, the text every other entry
+        point puts in its failed result (`forge.tools.failures`).
         """
         found = self.get(name)
         if found is not None and found._direct and context is None:
@@ -449,7 +453,7 @@ class ToolRegistry:
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
-        """`execute` for async code (sync handlers run off the event loop unless cheap)."""
+        """`execute` for async code (sync handlers run off the event loop unless placed inline)."""
         found = self.get(name)
         fn = _async_fn(found) if context is None and type(arguments) is dict else None
         if fn is not None:
