@@ -209,6 +209,23 @@ def _langchain(case: Case, _ctx: ExecutionContext | None) -> ToolResult:
         return ToolResult.fail(str(exc))
 
 
+def _mcp_server(case: Case, ctx: ExecutionContext | None) -> ToolResult:
+    """A ``tools/call`` through the MCP server, in process; the kind travels in ``_meta``."""
+    from mcp import Client
+
+    from forge.tools.integrations.mcp import MCPToolServer
+    from forge.tools.integrations.mcp._convert import from_call_result
+
+    async def call() -> ToolResult:
+        server = MCPToolServer(REGISTRY, executor=ToolExecutor(REGISTRY, context=ctx))
+        async with Client(server.lowlevel) as client:
+            answer = await client.call_tool(case.name, case.arguments)
+        result: ToolResult = from_call_result(case.name, answer)
+        return result
+
+    return asyncio.run(call())
+
+
 def _mcp(case: Case, ctx: ExecutionContext | None) -> ToolResult:
     from forge.tools.integrations.mcp.runner import registry_runner
 
@@ -285,6 +302,7 @@ ENTRIES: dict[str, tuple[Entry, Callable[[Case], bool]]] = {
     "registry.aexecute_all": (_registry_aexecute_all, _always),
     "BaseTool.execute": (_base_tool, lambda c: c.name == "calc"),
     "mcp runner": (_mcp, _kwargs_only),
+    "mcp server": (_mcp_server, lambda c: _kwargs_only(c) and c.name != "nope"),
     "langchain": (_langchain, lambda c: _kwargs_only(c) and not c.context and c.name != "nope"),
 }
 
@@ -313,6 +331,9 @@ def test_every_entry_point_gives_the_same_result(case: str, entry: str) -> None:
     if c.context.get("dry_run"):
         assert expected.metadata.get("dry_run") is True
     got = run(c, ctx)
+    if entry == "mcp server":  # the output travels as text, the kind in _meta
+        assert _outcome(got)[:3] == _outcome(expected)[:3]
+        return
     if entry == "langchain":  # LangChain's ToolException carries the message, not the kind
         assert (got.success, got.error, got.output) == (
             expected.success,
