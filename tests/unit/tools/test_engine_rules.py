@@ -3,9 +3,10 @@
 Each case goes through every public way of running a tool, sync and async: the
 registry's run methods (the raising ones must raise with the same text), the
 `ToolExecutor` entry points (on the fast path and, with a hook installed, on
-the general path), `BaseTool.execute`, the MCP server's call runner and the
-LangChain bridge. All must agree on ``error_kind`` and on the message the
-model sees.
+the general path), `BaseTool.execute`, the MCP server (in process, and its
+call runner) and the LangChain bridge. All must agree on ``error_kind`` and on
+the message the model sees. The MCP server answers an unknown tool with a
+protocol error, as the MCP specification asks, so that case skips it.
 """
 
 from __future__ import annotations
