@@ -186,7 +186,7 @@ def test_validate_reports_definitions_and_lint(tmp_path: Path, config: Path) -> 
         (("call", "ecko"), 3, "did you mean 'echo'"),
         (("show", "nothing"), 3, "no tool with this name"),
         (("export", "--format", "smoke-signals"), 3, "unsupported provider"),
-        (("call", "echo", "--args", '{"message": 1}'), 4, "invalid arguments"),
+        (("call", "echo", "--args", '{"message": 1}'), 4, "Invalid arguments for tool 'echo'"),
         (("call", "current_time", "--args", '{"timezone": "Mars/Base"}'), 1, ""),
         (("list", "--config", "missing.yaml"), 3, "missing.yaml: file not found"),
         (("call", "echo", "--config", "missing.yaml"), 3, "missing.yaml: file not found"),

@@ -458,8 +458,8 @@ def test_install_instructions_name_the_wheel_that_is_built() -> None:
 
 
 def test_strict_mode_paragraph_holds() -> None:
-    """OpenAI strict mode sends null and JSON text; only strict execution maps them back."""
-    from forge.tools import ToolCall
+    """OpenAI strict mode sends null and JSON text; every execution maps them back, no switch."""
+    from forge.tools import ToolCall, ToolExecutor
     from forge.tools import tool as make_tool
 
     @make_tool
@@ -479,5 +479,6 @@ def test_strict_mode_paragraph_holds() -> None:
     assert properties["limit"]["type"] == ["integer", "null"]
     assert properties["options"]["type"] == "string"
     call = ToolCall("c1", "find", {"query": "q", "options": '{"fuzzy": true}', "limit": None})
-    assert registry.execute_all([call], strict=True)[0].output == ["q", {"fuzzy": True}, 10]
-    assert registry.execute_all([call])[0].error_kind == "invalid_arguments"
+    assert registry.execute_all([call])[0].output == ["q", {"fuzzy": True}, 10]
+    assert registry.execute("find", dict(call.arguments)).output == ["q", {"fuzzy": True}, 10]
+    assert ToolExecutor(registry).execute_call_sync(call).output == ["q", {"fuzzy": True}, 10]

@@ -121,10 +121,14 @@ class ToolValidationError(ToolError, ValueError):
         errors: Every problem found, one per field, in schema order.
     """
 
-    def __init__(self, tool_name: str, errors: Sequence[FieldError]) -> None:
+    def __init__(
+        self, tool_name: str, errors: Sequence[FieldError], message: str | None = None
+    ) -> None:
         self.errors = tuple(errors)
-        details = "; ".join(str(e) for e in self.errors) or "arguments rejected"
-        super().__init__(tool_name, f"invalid arguments: {details}")
+        if message is None:
+            details = "; ".join(str(e) for e in self.errors) or "arguments rejected"
+            message = f"invalid arguments: {details}"
+        super().__init__(tool_name, message)
 
     @property
     def missing(self) -> tuple[str, ...]:

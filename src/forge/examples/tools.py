@@ -26,7 +26,9 @@ EXAMPLES_DIR_ENV = "FORGE_TOOLS_EXAMPLES_DIR"
 SAMPLE_FILES = Path(__file__).with_name("files")
 
 
-@tool(category="utility", tags=["text", "count"], cheap=True, annotations={"read_only": True})
+@tool(
+    category="utility", tags=["text", "count"], placement="inline", annotations={"read_only": True}
+)
 def word_count(text: str) -> dict[str, int]:
     """Count the words, lines and characters of a text.
 
@@ -39,7 +41,7 @@ def word_count(text: str) -> dict[str, int]:
 @tool(
     category="utility",
     tags=["units", "temperature"],
-    cheap=True,
+    placement="inline",
     annotations={"read_only": True, "idempotent": True},
     examples=[{"description": "Boiling point in Fahrenheit",
                "input": {"value": 100, "from_unit": "c", "to_unit": "f"}, "output": 212.0}],

@@ -25,7 +25,7 @@ from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.params import ToolParameter
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
 from forge.tools.results import ErrorKind, ToolResult
-from forge.tools.tool import Tool, tool
+from forge.tools.tool import Placement, Tool, tool
 
 if TYPE_CHECKING:
     from forge.tools.builder import ToolBuilder, create_tool
@@ -90,6 +90,7 @@ __all__ = [
     "HandlerRegistry",
     "LoadReport",
     "PermissionRequest",
+    "Placement",
     "PromptOptions",
     "RegistryEvent",
     "RuleBasedPolicy",

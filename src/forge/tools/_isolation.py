@@ -1,8 +1,8 @@
 """Process isolation: run one call in a fresh interpreter that can be killed (EX-4).
 
 A thread cannot be stopped from outside, so a sync handler that ignores its
-timeout keeps running after the caller has moved on. A tool marked
-``isolated=True`` instead runs each call in a new Python process
+timeout keeps running after the caller has moved on. A tool with
+``placement="process"`` instead runs each call in a new Python process
 (``python -m forge.tools._isolation``): the validated arguments go in on
 stdin, the result comes back on stdout, and on timeout or cancellation the
 process is killed (SIGKILL on POSIX). Each call pays for a fresh interpreter

@@ -91,7 +91,7 @@ def decode_arguments(raw: Any) -> Decoded:
         return _invalid(f"The arguments must be a JSON object, not {_kind(raw)}", repr(raw))
     try:
         value = fast_loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     else:
         if type(value) is dict:
@@ -299,15 +299,10 @@ def quote(raw: str, limit: int = QUOTE_CHARS) -> str:
 
 def invalid_json_result(call: ToolCall, tool: Tool | None) -> ToolResult:
     """The ``invalid_json`` result for a call whose arguments could not be decoded."""
-    from forge.tools.results import ErrorKind, ToolResult
+    from forge.tools import failures
 
     hint = _schema_hint(tool) if tool is not None else ""
-    message = (
-        f"Invalid JSON in the arguments of {call.name}: {call.argument_error}\n"
-        f"Retrying can help: send the call again with the arguments as one complete JSON "
-        f"object{hint}."
-    )
-    return ToolResult.fail(message, error_kind=ErrorKind.INVALID_JSON)
+    return failures.invalid_json(call.name, call.argument_error or "", hint)
 
 
 def _schema_hint(tool: Tool) -> str:

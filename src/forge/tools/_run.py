@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.core.errors import ToolValidationError
 from forge.tools.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
@@ -15,77 +15,24 @@ if TYPE_CHECKING:
 
 
 def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
-    """Build the per-tool sync and async runners, specialised for the handler kind.
+    """Build the runner of the engine's sync fast path (a sync handler called inline).
 
-    Runners validate (raising `ToolValidationError`), call the handler and wrap
-    its value in a `ToolResult`; an exception from the handler becomes a failed
-    result. Sync handlers run inline from sync code; from async code they run
-    on a worker thread unless the tool is ``cheap``. Coroutine handlers run on
-    a private event loop from sync code.
+    The runner validates (raising `ToolValidationError`), calls the handler and
+    wraps its value in a `ToolResult`; an exception from the handler becomes a
+    failed result. Async handlers have no runner: the engine awaits them.
     """
-    validate, invoke, fn, name = compiled.validate, compiled.invoke, compiled.fn, tool.name
-    is_async, cheap = tool.source.is_async, tool.cheap
+    if tool.source.is_async:
+        return compiled
+    fn = compiled.fn
+    if fn is not None and compiled.validate_python is not None:
+        compiled.run_sync = _inline_runner(tool, fn, compiled.validate_python, compiled.validate)
+        return compiled
+    validate = compiled.validate
 
-    def finish(out: Any) -> ToolResult:
-        if isinstance(out, ToolResult):
-            return out if out.tool_name else out.for_call(out.call_id, name)
-        return _ok(out, name)
-
-    if fn is not None and not is_async and compiled.validate_python is not None:
-        run_sync = _inline_runner(tool, fn, compiled.validate_python, validate)
-    elif fn is not None and not is_async:
-
-        def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-            kwargs = validate(args)
-            try:
-                out = fn(**kwargs)
-            except Exception as exc:
-                return failure(tool, exc)
-            if isinstance(out, ToolResult):
-                return finish(out)
-            return _ok(out, name)
-
-    else:
-
-        def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-            kwargs = validate(args)
-            try:
-                out = invoke(kwargs, context)
-                if is_async:
-                    out = _run_coroutine(out)
-            except Exception as exc:
-                return failure(tool, exc)
-            return finish(out)
-
-    if is_async:
-
-        async def run_async(args: Any, context: ExecutionContext | None) -> ToolResult:
-            kwargs = validate(args)
-            try:
-                out = await (fn(**kwargs) if fn is not None else invoke(kwargs, context))
-            except Exception as exc:
-                return failure(tool, exc)
-            return finish(out)
-
-    elif cheap:
-
-        async def run_async(args: Any, context: ExecutionContext | None) -> ToolResult:
-            return run_sync(args, context)
-
-    else:
-
-        async def run_async(args: Any, context: ExecutionContext | None) -> ToolResult:
-            import asyncio
-
-            kwargs = validate(args)
-            try:
-                out = await asyncio.to_thread(invoke, kwargs, context)
-            except Exception as exc:
-                return failure(tool, exc)
-            return finish(out)
+    def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
+        return call_sync(tool, compiled, validate(args), context)
 
     compiled.run_sync = run_sync
-    compiled.run_async = run_async
     return compiled
 
 
@@ -98,7 +45,7 @@ def _inline_runner(
     """The hottest path: a sync function validated by pydantic-core, all inlined."""
     from pydantic_core import ValidationError
 
-    name = tool.name
+    name, scalars = tool.name, _SCALARS
 
     def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
         try:
@@ -109,25 +56,23 @@ def _inline_runner(
             out = fn(**kwargs)
         except Exception as exc:
             return failure(tool, exc)
+        except BaseException as exc:
+            return _cancelled(tool, exc)
+        result = _new(ToolResult)
+        if out.__class__ in scalars:  # the common case, checked first: nothing else to do
+            _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
+            return result
         if isinstance(out, ToolResult):
             return out if out.tool_name else out.for_call(out.call_id, name)
-        result = _new(ToolResult)
         _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
-        return result
+        from forge.tools._steps import _checked
+
+        return _checked(result)  # an output a model cannot receive becomes a failure
 
     return run_sync
 
 
-def run_sync(tool: Tool, args: Any, context: ExecutionContext | None) -> ToolResult:
-    """Validate and run ``tool`` from sync code (see `attach_runners`)."""
-    result: ToolResult = (tool._compiled or tool.compile_()).run_sync(args, context)
-    return result
-
-
-async def run_async(tool: Tool, args: Any, context: ExecutionContext | None) -> ToolResult:
-    """Validate and run ``tool`` from async code (see `attach_runners`)."""
-    result: ToolResult = await (tool._compiled or tool.compile_()).run_async(args, context)
-    return result
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:
@@ -147,13 +92,6 @@ def invalid(tool_name: str, exc: ToolValidationError, tool: Tool | None = None) 
     return failures.invalid_arguments(tool_name, exc, parameters)
 
 
-def misconfigured(tool_name: str, exc: ToolDefinitionError) -> ToolResult:
-    """A tool whose definition cannot be compiled: the model cannot fix this by retrying."""
-    from forge.tools import failures
-
-    return failures.misconfigured(tool_name, exc)
-
-
 # -- calls with arguments that are already validated (used by the executor) -----------------
 
 
@@ -171,7 +109,33 @@ def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: A
         out = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
     except Exception as exc:
         return failure(tool, exc)
+    except BaseException as exc:
+        return _cancelled(tool, exc)
     return finish(out, tool.name)
+
+
+def _cancelled(tool: Tool, exc: BaseException) -> ToolResult:
+    """A handler that raised `asyncio.CancelledError` by itself: a ``cancelled`` result.
+
+    Any other ``BaseException``, and a cancellation of the caller's task, propagates.
+    """
+    import asyncio
+
+    if not isinstance(exc, asyncio.CancelledError) or _being_cancelled():
+        raise exc
+    from forge.tools import failures
+
+    return failures.cancelled(tool.name)
+
+
+def _being_cancelled() -> bool:
+    import asyncio
+
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop in this thread
+        return False
+    return task is not None and task.cancelling() > 0
 
 
 def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any:

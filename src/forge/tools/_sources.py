@@ -43,9 +43,7 @@ class Compiled:
     validate_python: Callable[[Any], Any] | None = None
     """pydantic-core's validator returning ``(args, kwargs)``, when that is the validator."""
     run_sync: Callable[[Any, ExecutionContext | None], Any] = field(default=_unattached)
-    """Validate and run from sync code (set by `forge.tools._run.attach_runners`)."""
-    run_async: Callable[[Any, ExecutionContext | None], Any] = field(default=_unattached)
-    """Validate and run from async code, returning a coroutine."""
+    """Validate and call a sync handler inline (set by `forge.tools._run.attach_runners`)."""
     table: Table | None = None
     """The parameter table of a simple schema (set by `Tool.compile_`), read by the formats."""
 

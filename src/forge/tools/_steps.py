@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import time
 from collections.abc import Mapping
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools import failures
-from forge.tools._run import _run_coroutine, finish, invalid
+from forge.tools._run import finish, invalid
 from forge.tools._validation import TOO_DEEP
 from forge.tools.calls import ToolCall
 from forge.tools.results import ErrorKind, ToolResult
@@ -102,15 +101,6 @@ def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
     return failures.exception_failure(tool.name, "ProcessError", outcome[1], None, "message")
 
 
-def _parse_json(name: str, text: str) -> Any:
-    import json
-
-    try:
-        return json.loads(text) if text.strip() else {}
-    except (ValueError, RecursionError) as exc:
-        return failures.invalid_json(name, str(exc)[:200])
-
-
 def _coerce_call(item: Any) -> ToolCall | ToolResult:
     try:
         return ToolCall.coerce(item)
@@ -132,16 +122,6 @@ def _request(call: ToolInvocation) -> Any:
         context=call.context,
         call_id=call.call_id,
     )
-
-
-def _resolve(value: Any) -> Any:
-    if inspect.isawaitable(value):
-        return _run_coroutine(_await(value))
-    return value
-
-
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
 
 
 def _hook_failed(hook: Any, call: ToolInvocation) -> ToolResult:

@@ -13,7 +13,7 @@ from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolMetadata
 from forge.tools.params import ToolParameter
-from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.results import ToolResult
 from forge.tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -86,29 +86,16 @@ class BaseTool(ABC):
         return cached
 
     async def execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
-        """Validate, then run `_execute` within ``context.timeout``; never raises for bad input.
+        """Validate, then run `_execute` within the timeout; never raises for bad input.
 
-        Invalid arguments, a timeout and an exception from `_execute` all become
-        a failed `ToolResult`.
+        The call goes through the same engine as every other entry point
+        (`forge.tools.executor`): invalid arguments, a denied call, a timeout
+        (this tool's ``timeout``, else ``context.timeout``) and an exception from
+        `_execute` become a failed `ToolResult` with the same message as there.
         """
-        valid, error = self.validate_params(**kwargs)
-        if not valid:
-            return ToolResult.fail(
-                error or "invalid arguments", error_kind=ErrorKind.INVALID_ARGUMENTS
-            )
-        import asyncio
-
-        timeout = self.timeout or context.timeout
-        deadline = asyncio.timeout(timeout)
-        try:
-            async with deadline:
-                return await self._execute(context, **kwargs)
-        except TimeoutError as exc:
-            if not deadline.expired():  # raised by the tool itself, not our deadline
-                return ToolResult.fail(f"Execution error: {exc}", error_kind=ErrorKind.TOOL_ERROR)
-            return ToolResult.fail(f"Tool timed out after {timeout}s", error_kind=ErrorKind.TIMEOUT)
-        except Exception as exc:
-            return ToolResult.fail(f"Execution error: {exc}", error_kind=ErrorKind.TOOL_ERROR)
+        tool = self.to_tool()
+        result: ToolResult = await _engine_of(self, tool).run(tool.name, kwargs, context)
+        return result
 
     def validate_params(self, **kwargs: Any) -> tuple[bool, str | None]:
         """Validate arguments against the parameters; return ``(valid, error message)``."""
@@ -125,3 +112,13 @@ class BaseTool(ABC):
     def to_anthropic_schema(self) -> dict[str, Any]:
         """Return the Anthropic Messages tool definition."""
         return self.to_tool().to_anthropic_schema()
+
+
+def _engine_of(owner: BaseTool, tool: Tool) -> Any:
+    """The engine of a tool run on its own (a one-tool registry, no hooks), built once."""
+    engine = owner.__dict__.get("_forge_engine")
+    if engine is None:
+        from forge.tools.registry import ToolRegistry
+
+        engine = owner.__dict__["_forge_engine"] = ToolRegistry([tool])._engine()
+    return engine

@@ -60,7 +60,7 @@ class ToolCall:
         if kind is str and cls is ToolCall:
             try:
                 value = (_loads or _load_loads())(raw_arguments)
-            except ValueError:
+            except (ValueError, RecursionError):  # decode_arguments says what is wrong
                 pass
             else:
                 if type(value) is dict:

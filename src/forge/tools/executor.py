@@ -9,18 +9,22 @@ timeout, a cancelled call and a handler exception all come back as a failed
 Exceptions that are not ``Exception`` subclasses (``KeyboardInterrupt``,
 ``SystemExit``) are never swallowed.
 
+Every entry point, sync or async, runs the same pipeline
+(`forge.tools._pipeline`), so the same call gets the same result everywhere.
+
 Where handlers run:
 
-* Async entry points (``execute``, ``run``, ``execute_call``, ``execute_all``):
-  an async handler is awaited in the caller's task; a sync handler runs on the
-  executor's worker threads, unless the tool is ``cheap``, in which case it
-  runs inline on the event loop.
-* Sync entry points (the ``*_sync`` methods): a sync handler runs inline on the
-  caller's thread; an async handler runs on a private event loop.
+* An async handler is awaited in the caller's task (from sync code: on a
+  private event loop).
+* A sync handler runs on the executor's worker threads, so its deadline
+  holds, unless the tool's ``placement`` is ``inline``: then it runs on the
+  caller's thread or event loop, and its deadline cannot interrupt it. From
+  sync code a call with no deadline at all also runs inline.
 
 Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
-``timeout``, else the context's. It bounds the caller's wall time, including
-time spent waiting for a concurrency slot:
+``timeout``, else the context's (the executor's context when a call has none).
+It bounds the caller's wall time, including time spent waiting for a
+concurrency slot, on sync and async entry points alike:
 
 * An async handler is cancelled at the deadline.
 * A sync handler on a worker thread cannot be stopped: Python has no way to
@@ -28,12 +32,9 @@ time spent waiting for a concurrency slot:
   thread is *abandoned*: it runs to the end in the background, its result is
   discarded, and it occupies one worker until then (``abandoned_threads``
   counts them; calls still queued for a worker never start).
-* A sync handler running inline (a ``cheap`` tool, or a sync entry point with
-  no per-call or per-tool timeout) cannot be interrupted at all: nothing can
-  pre-empt code running on your own thread. The context's default timeout is
-  therefore not enforced there. When a per-call or per-tool timeout is set, a
-  sync entry point runs the handler on a worker thread so the timeout holds.
-* A tool marked ``isolated=True`` runs each call in a separate process that is
+* A tool placed ``inline`` runs on your thread by your choice: nothing can
+  pre-empt code running there, so its deadline is not enforced.
+* A tool placed in a ``process`` runs each call in a separate process that is
   killed at the deadline (`forge.tools._isolation`): use it for handlers that
   must really stop.
 
@@ -48,39 +49,19 @@ sync handler on a worker thread is abandoned, as on timeout.
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
+import warnings
 from collections.abc import Iterable, Mapping
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeGuard, overload
 
-from forge.tools import failures
-from forge.tools._deadline import Expired, guard
-from forge.tools._limits import Limiter
-from forge.tools._pipeline import Pipeline
-from forge.tools._run import _run_coroutine, call_sync, failure, finish, start_async
-from forge.tools._steps import (
-    JSON_SCALARS,
-    TRACE,
-    _cancelling,
-    _check_limit,
-    _checked,
-    _coerce_call,
-    _log_outcome,
-    _log_start,
-    _parse_json,
-    _rejected,
-    _validate,
-    logger,
-)
-from forge.tools._workers import Workers
+from forge.tools._drive import complete
+from forge.tools._pipeline import ASYNC, BLOCKING, Engine
+from forge.tools._run import _run_coroutine
+from forge.tools._steps import _check_limit, _coerce_call
 from forge.tools.calls import ToolCall
 from forge.tools.context import ExecutionContext
-from forge.tools.hooks import ToolInvocation, bound_methods
-from forge.tools.results import ToolResult, _ok_for
+from forge.tools.results import ToolResult
 
 if TYPE_CHECKING:
-    from forge.tools._sources import Compiled
     from forge.tools.metrics import ExecutionMetrics
     from forge.tools.permissions import Approver, PermissionPolicy
     from forge.tools.registry import ToolRegistry
@@ -89,7 +70,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolExecutor"]
 
 
-class ToolExecutor(Pipeline):
+class ToolExecutor(Engine):
     """Runs tool calls from a registry (seed 004's executor, and SPEC §5).
 
     Args:
@@ -101,11 +82,12 @@ class ToolExecutor(Pipeline):
         metrics: ``True`` to collect `ExecutionMetrics` (read ``executor.metrics``), or an
             `ExecutionMetrics` to use.
         max_concurrency: The most calls running at once across this executor.
-        max_threads: Worker threads for sync handlers called from async code (daemon
-            threads: a handler abandoned after its timeout never blocks interpreter exit).
-        strict: The calls answer definitions exported with ``to_provider(..., strict=True)``:
-            a ``null`` for a parameter that was optional means "use the default", and
-            free-form values sent as JSON text are decoded (PV-3a), before validation.
+        max_threads: Worker threads for sync handlers (daemon threads: a handler
+            abandoned after its timeout never blocks interpreter exit).
+        dry_run: Run every step but the handler for every call (EX-7); a context's
+            ``dry_run`` does the same for the calls made with it.
+        strict: Deprecated and ignored: arguments answering strict-mode definitions
+            (``to_provider(..., strict=True)``) are always understood (`Tool.compile_`).
     """
 
     def __init__(
@@ -119,14 +101,13 @@ class ToolExecutor(Pipeline):
         metrics: bool | ExecutionMetrics = False,
         max_concurrency: int | None = None,
         max_threads: int = 32,
-        strict: bool = False,
+        dry_run: bool = False,
+        strict: bool | None = None,
     ) -> None:
-        self._registry = registry
-        self._strict = strict
-        self._get = registry.get
-        self._context = context if context is not None else ExecutionContext()
-        self._policy = permissions
-        self._approve = approve
+        if strict is not None:
+            _strict_is_automatic("ToolExecutor(strict=...)")
+        _check_limit("max_concurrency", max_concurrency)
+        _check_limit("max_threads", max_threads)
         self._metrics: ExecutionMetrics | None = None
         if metrics is True:
             from forge.tools.metrics import ExecutionMetrics
@@ -134,18 +115,14 @@ class ToolExecutor(Pipeline):
             self._metrics = ExecutionMetrics()
         elif metrics is not False:
             self._metrics = metrics
-        _check_limit("max_concurrency", max_concurrency)
-        _check_limit("max_threads", max_threads)
-        self._limiter = Limiter(max_concurrency) if max_concurrency is not None else None
-        self._max_threads = max_threads
-        self._lock = threading.Lock()
-        self._tool_limiters: dict[str, Limiter] = {}
-        self._pool: Workers | None = None
-        self._abandoned: set[Future[Any]] = set()
         installed = list(hooks)
         if self._metrics is not None and self._metrics not in installed:
             installed.append(self._metrics)
-        self._set_hooks(tuple(installed))
+        super().__init__(
+            registry, context if context is not None else ExecutionContext(),
+            hooks=tuple(installed), permissions=permissions, approve=approve,
+            max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
+        )  # fmt: skip
 
     # -- configuration ---------------------------------------------------------------
 
@@ -177,23 +154,11 @@ class ToolExecutor(Pipeline):
         """Uninstall a hook (no error if it is not installed)."""
         self._set_hooks(tuple(h for h in self._hooks if h is not hook))
 
-    def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
-        for hook in hooks:
-            if not (hasattr(hook, "before_call") or hasattr(hook, "after_call")):
-                raise TypeError(f"a hook needs before_call or after_call, got {hook!r}")
-        self._hooks = hooks
-        self._before = bound_methods(hooks, "before_call")
-        self._after = bound_methods(hooks, "after_call")[::-1]
-        self._plain = not (
-            self._before or self._after or self._limiter is not None or self._policy is not None
-            or self._strict
-        )  # fmt: skip
-
     def get_all_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
         """Return every tool's definition in a provider's format (``registry.to_provider``)."""
         return self._registry.to_provider(format)
 
-    # -- async entry points ----------------------------------------------------------
+    # -- entry points: each async one and its sync twin share one pipeline -------------
 
     @overload
     async def execute(
@@ -215,6 +180,19 @@ class ToolExecutor(Pipeline):
         name, context, arguments = _execute_arguments("execute", args, kwargs)
         return await self._run(name, arguments, context or self._context, None, None)
 
+    @overload
+    def execute_sync(
+        self, tool_name: str, context: ExecutionContext | None = None, /, **kwargs: Any
+    ) -> ToolResult: ...
+    @overload
+    def execute_sync(
+        self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
+    ) -> ToolResult: ...
+    def execute_sync(self, /, *args: Any, **kwargs: Any) -> ToolResult:
+        """`execute` for sync code (called the same ways)."""
+        name, context, arguments = _execute_arguments("execute_sync", args, kwargs)
+        return self.run_sync(name, arguments, context)
+
     async def run(
         self,
         name: str,
@@ -235,11 +213,25 @@ class ToolExecutor(Pipeline):
         """
         ctx = context or self._context
         if type(arguments) is str:
-            parsed = _parse_json(name, arguments)
-            if isinstance(parsed, ToolResult):
-                return await self._finish_early(name, arguments, ctx, call_id, parsed)
-            arguments = parsed
+            return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
         return await self._run(name, arguments, ctx, call_id, timeout)
+
+    def run_sync(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """`run` for sync code (where handlers run: see the module docstring)."""
+        ctx = context or self._context
+        if type(arguments) is not str:
+            tool = self._get(name)
+            if self._inline_for(tool, ctx, timeout):
+                return self._fast_sync(name, tool, arguments, ctx, call_id)  # type: ignore[arg-type]
+        return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
 
     async def execute_call(
         self,
@@ -249,27 +241,18 @@ class ToolExecutor(Pipeline):
         timeout: float | None = None,
     ) -> ToolResult:
         """Run one `ToolCall` (or mapping); the result carries its ``call_id``."""
-        parsed = _coerce_call(call)
-        if isinstance(parsed, ToolResult):
-            return parsed
-        if parsed.argument_error is not None and self._get(parsed.name) is not None:
-            return await self._invalid_json(parsed, context or self._context)
-        return await self.run(
-            parsed.name, parsed.arguments, context, call_id=parsed.id, timeout=timeout
-        )
+        return await self._entry_call(ASYNC, call, context or self._context, timeout)
 
-    async def _invalid_json(self, call: ToolCall, ctx: ExecutionContext) -> ToolResult:
-        """A call whose arguments could not be decoded: never runs, after-hooks still see it."""
-        from forge.tools._repair import invalid_json_result
-
-        failed = invalid_json_result(call, self._get(call.name))
-        return await self._finish_early(call.name, call.raw_arguments, ctx, call.id, failed)
-
-    def _invalid_json_sync(self, call: ToolCall, ctx: ExecutionContext) -> ToolResult:
-        from forge.tools._repair import invalid_json_result
-
-        failed = invalid_json_result(call, self._get(call.name))
-        return self._finish_early_sync(call.name, call.raw_arguments, ctx, call.id, failed)
+    def execute_call_sync(
+        self,
+        call: ToolCall | Mapping[str, Any],
+        context: ExecutionContext | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """`execute_call` for sync code."""
+        ctx = context or self._context
+        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
 
     async def execute_all(
         self,
@@ -279,25 +262,67 @@ class ToolExecutor(Pipeline):
         parallel: bool = True,
         max_concurrency: int | None = None,
         timeout: float | None = None,
+        strict: bool | None = None,
     ) -> list[ToolResult]:
         """Run calls and return their results in call order (EX-6).
 
         One call's failure does not affect the others. With ``parallel`` the
         calls run concurrently, at most ``max_concurrency`` at a time when set.
         Cancelling the awaiting task cancels every running call and returns
-        only once they have all stopped.
+        only once they have all stopped. ``strict`` is deprecated and ignored:
+        strict-mode arguments are always understood.
         """
+        if strict is not None:
+            _strict_is_automatic("execute_all(strict=...)")
         _check_limit("max_concurrency", max_concurrency)
         ctx = context or self._context
         items = [_coerce_call(c) for c in calls]
         if not parallel or len(items) <= 1 or max_concurrency == 1:
-            return [await self._one(item, ctx, timeout) for item in items]
+            return [await self._entry_call(ASYNC, item, ctx, timeout) for item in items]
         return await self._gather(items, ctx, timeout, max_concurrency)
+
+    def execute_all_sync(
+        self,
+        calls: Iterable[ToolCall | Mapping[str, Any]],
+        context: ExecutionContext | None = None,
+        *,
+        parallel: bool = True,
+        max_concurrency: int | None = None,
+        timeout: float | None = None,
+        strict: bool | None = None,
+    ) -> list[ToolResult]:
+        """`execute_all` for sync code.
+
+        With ``parallel`` the batch runs on a private event loop; without it,
+        calls run one after another on this thread's pipeline.
+        """
+        if parallel:
+            batch = self.execute_all(
+                calls, context, parallel=True, max_concurrency=max_concurrency, timeout=timeout,
+                strict=strict,
+            )  # fmt: skip
+            return _run_coroutine(batch)  # type: ignore[no-any-return]
+        if strict is not None:
+            _strict_is_automatic("execute_all_sync(strict=...)")
+        ctx = context or self._context
+        return [self._call_sync(item, ctx, timeout) for item in calls]
+
+    def _call_sync(
+        self, item: Any, ctx: ExecutionContext | None, timeout: float | None
+    ) -> ToolResult:
+        """One call of a sequential sync batch; plain inline calls skip the pipeline."""
+        call = _coerce_call(item)
+        if type(call) is ToolCall and call.argument_error is None:
+            tool = self._get(call.name)
+            arguments: Any = call.arguments
+            if type(arguments) is dict and self._inline_for(tool, ctx, timeout):
+                return self._fast_sync(call.name, tool, arguments, ctx, call.id)  # type: ignore[arg-type]
+        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
 
     async def _gather(
         self,
         items: list[ToolCall | ToolResult],
-        ctx: ExecutionContext,
+        ctx: ExecutionContext | None,
         timeout: float | None,
         limit: int | None,
     ) -> list[ToolResult]:
@@ -311,7 +336,7 @@ class ToolExecutor(Pipeline):
         results: list[Any] = [None] * len(items)
         fatal: list[BaseException] = []
         tasks: list[asyncio.Task[None]] = []
-        one, run = self._one, self._run
+        one, run = self._entry_call, self._run
 
         async def call(index: int, item: ToolCall | ToolResult) -> None:
             try:
@@ -319,7 +344,7 @@ class ToolExecutor(Pipeline):
                 if type(arguments) is dict and getattr(item, "argument_error", None) is None:
                     results[index] = await run(item.name, arguments, ctx, item.id, timeout)  # type: ignore[union-attr]
                 else:
-                    results[index] = await one(item, ctx, timeout)
+                    results[index] = await one(ASYNC, item, ctx, timeout)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:
@@ -329,10 +354,9 @@ class ToolExecutor(Pipeline):
 
         if limit is None or limit >= len(items):
             for index, item in enumerate(items):
-                if self._inline(item, ctx):  # cheap sync tools run inline, no task needed
-                    results[index] = self._run_sync(
-                        item.name, self._get(item.name), item.arguments, ctx, item.id, timeout
-                    )
+                if self._inline(item, ctx):  # inline sync tools need no task
+                    tool: Tool = self._get(item.name)  # type: ignore[assignment]
+                    results[index] = self._fast_sync(item.name, tool, item.arguments, ctx, item.id)
                 else:
                     tasks.append(loop.create_task(call(index, item)))
         else:
@@ -348,116 +372,19 @@ class ToolExecutor(Pipeline):
             raise fatal[0]
         return results
 
-    def _inline(self, item: ToolCall | ToolResult, ctx: ExecutionContext) -> TypeGuard[ToolCall]:
-        """Whether a batch item is a plain call of a cheap sync tool (run without a task)."""
+    def _inline(
+        self, item: ToolCall | ToolResult, ctx: ExecutionContext | None
+    ) -> TypeGuard[ToolCall]:
+        """Whether a batch item is a plain call of a sync tool placed inline (no task needed)."""
         if isinstance(item, ToolResult) or not self._plain:
             return False
         tool = self._get(item.name)
         arguments: Any = item.arguments
         return (
-            tool is not None and tool.cheap and not tool.source.is_async and not ctx.dry_run
-            and ctx.permissions is None and tool.max_concurrency is None
-            and type(arguments) is not str and item.argument_error is None
+            tool is not None and tool.cheap and self._plain_for(tool, ctx)
+            and not tool.source.is_async and type(arguments) is not str
+            and item.argument_error is None
         )  # fmt: skip
-
-    async def _one(
-        self, item: ToolCall | ToolResult, ctx: ExecutionContext, timeout: float | None
-    ) -> ToolResult:
-        if isinstance(item, ToolResult):
-            return item
-        if item.argument_error is not None and self._get(item.name) is not None:
-            return await self._invalid_json(item, ctx)
-        arguments: Any = item.arguments  # a ToolCall may carry the raw JSON text
-        if type(arguments) is str:
-            return await self.run(item.name, arguments, ctx, call_id=item.id, timeout=timeout)
-        return await self._run(item.name, arguments, ctx, item.id, timeout)
-
-    # -- sync entry points -----------------------------------------------------------
-
-    @overload
-    def execute_sync(
-        self, tool_name: str, context: ExecutionContext | None = None, /, **kwargs: Any
-    ) -> ToolResult: ...
-    @overload
-    def execute_sync(
-        self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
-    ) -> ToolResult: ...
-    def execute_sync(self, /, *args: Any, **kwargs: Any) -> ToolResult:
-        """`execute` for sync code (called the same ways)."""
-        name, context, arguments = _execute_arguments("execute_sync", args, kwargs)
-        return self.run_sync(name, arguments, context)
-
-    def run_sync(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        """`run` for sync code: a sync handler runs inline, an async one on a private loop."""
-        ctx = context or self._context
-        if type(arguments) is str:
-            parsed = _parse_json(name, arguments)
-            if isinstance(parsed, ToolResult):
-                return self._finish_early_sync(name, arguments, ctx, call_id, parsed)
-            arguments = parsed
-        tool = self._get(name)
-        if tool is not None and tool.source.is_async:
-            return _run_coroutine(self._run(name, arguments, ctx, call_id, timeout))  # type: ignore[no-any-return]
-        return self._run_sync(name, tool, arguments, ctx, call_id, timeout)
-
-    def execute_call_sync(
-        self,
-        call: ToolCall | Mapping[str, Any],
-        context: ExecutionContext | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        """`execute_call` for sync code."""
-        parsed = _coerce_call(call)
-        if isinstance(parsed, ToolResult):
-            return parsed
-        if parsed.argument_error is not None and self._get(parsed.name) is not None:
-            return self._invalid_json_sync(parsed, context or self._context)
-        return self.run_sync(
-            parsed.name, parsed.arguments, context, call_id=parsed.id, timeout=timeout
-        )
-
-    def execute_all_sync(
-        self,
-        calls: Iterable[ToolCall | Mapping[str, Any]],
-        context: ExecutionContext | None = None,
-        *,
-        parallel: bool = True,
-        max_concurrency: int | None = None,
-        timeout: float | None = None,
-    ) -> list[ToolResult]:
-        """`execute_all` for sync code.
-
-        With ``parallel`` the batch runs on a private event loop (sync handlers
-        on worker threads); without it, calls run one after another and sync
-        handlers run inline.
-        """
-        if parallel:
-            batch = self.execute_all(
-                calls, context, parallel=True, max_concurrency=max_concurrency, timeout=timeout
-            )
-            return _run_coroutine(batch)  # type: ignore[no-any-return]
-        ctx = context or self._context
-        results = []
-        for item in calls:
-            call = _coerce_call(item)
-            if isinstance(call, ToolResult):
-                results.append(call)
-            elif call.argument_error is not None and self._get(call.name) is not None:
-                results.append(self._invalid_json_sync(call, ctx))
-            else:
-                results.append(
-                    self.run_sync(call.name, call.arguments, ctx, call_id=call.id, timeout=timeout)
-                )
-        return results
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -482,160 +409,6 @@ class ToolExecutor(Pipeline):
 
     def __repr__(self) -> str:
         return f"<ToolExecutor registry={self._registry!r} hooks={len(self._hooks)}>"
-
-    # -- the async pipeline ------------------------------------------------------------
-
-    async def _run(
-        self,
-        name: str,
-        args: Any,
-        ctx: ExecutionContext,
-        call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:
-        tool = self._get(name)
-        if (
-            tool is None or not self._plain or ctx.dry_run or ctx.permissions is not None
-            or tool.max_concurrency is not None or tool.isolated
-        ):  # fmt: skip
-            return await self._run_full(name, tool, args, ctx, call_id, timeout)
-        logged = logger.isEnabledFor(TRACE)
-        started = None
-        if logged:
-            _log_start(name, call_id, args)
-            started = time.perf_counter()
-        try:
-            compiled = tool._compiled or tool.compile_()
-            kwargs = _validate(tool, compiled, args)
-        except Exception as exc:
-            result = _rejected(tool, exc)
-        else:
-            seconds = timeout or tool.timeout or ctx.timeout
-            if tool.source.is_async:
-                fn = compiled.fn
-                try:
-                    out = await guard(
-                        fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx), seconds
-                    )
-                except Expired:
-                    result = failures.timeout(name, seconds)
-                except asyncio.CancelledError:
-                    if _cancelling():
-                        raise
-                    result = failures.cancelled(name)
-                except Exception as exc:
-                    result = failure(tool, exc)
-                else:
-                    if type(out) in JSON_SCALARS:
-                        result = _ok_for(out, name, call_id)
-                        if logged:
-                            _log_outcome(name, result, started)
-                        return result
-                    result = _checked(finish(out, name))
-            elif tool.cheap:
-                result = _checked(call_sync(tool, compiled, kwargs, ctx))
-            else:
-                result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
-        if call_id is not None:
-            result = result.for_call(call_id, name)
-        if logged or not result.success:
-            _log_outcome(name, result, started)
-        return result
-
-    async def _await_thread(
-        self,
-        tool: Tool,
-        compiled: Compiled,
-        kwargs: dict[str, Any],
-        ctx: ExecutionContext,
-        seconds: float,
-    ) -> ToolResult:
-        running = self._submit(tool, compiled, kwargs, ctx)
-        try:
-            result: ToolResult = await guard(asyncio.wrap_future(running), seconds)
-        except Expired:
-            self._abandon(running)
-            return failures.timeout(tool.name, seconds)
-        except asyncio.CancelledError:
-            self._abandon(running)
-            if _cancelling():
-                raise
-            return failures.cancelled(tool.name)
-        return _checked(result)
-
-    async def _run_full(  # noqa: PLR0917 - internal, positional like _run
-        self,
-        name: str,
-        tool: Tool | None,
-        args: Any,
-        ctx: ExecutionContext,
-        call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:
-        """The pipeline with everything: hooks, permissions, limits, dry run, isolation."""
-        call, compiled, result = self._prepare(name, tool, args, ctx, call_id, timeout)
-        if result is None:
-            try:
-                result = await self._proceed(call, compiled)
-            except asyncio.CancelledError:
-                await self._after_hooks(call, failures.cancelled(name).for_call(call_id, name))
-                raise
-        result = await self._after_hooks(call, result)
-        return self._outcome(call, result)
-
-    async def _proceed(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        if self._before or self._policy is not None or call.context.permissions is not None:
-            stopped = await self._before_hooks(call)
-            if stopped is not None:
-                return stopped
-        if call.context.dry_run:
-            return failures.dry_run(call.name)
-        limiters = self._limiters(call.tool)  # type: ignore[arg-type]
-        running = (
-            self._limited(call, compiled, limiters) if limiters else self._invoke(call, compiled)
-        )
-        try:
-            result: ToolResult = await guard(running, call.timeout)
-        except Expired:
-            return failures.timeout(call.name, call.timeout)
-        except asyncio.CancelledError:
-            if _cancelling():
-                raise
-            return failures.cancelled(call.name)
-        return result
-
-    async def _limited(
-        self, call: ToolInvocation, compiled: Compiled, limiters: list[Limiter]
-    ) -> ToolResult:
-        held: list[Limiter] = []
-        try:
-            for limiter in limiters:
-                await limiter.acquire()
-                held.append(limiter)
-            return await self._invoke(call, compiled)
-        finally:
-            for limiter in reversed(held):
-                limiter.release()
-
-    async def _invoke(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
-        tool: Tool = call.tool  # type: ignore[assignment]
-        kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
-        if tool.isolated:
-            return await self._isolated(call)
-        if tool.source.is_async:
-            try:
-                out = await start_async(compiled, kwargs, call.context)
-            except Exception as exc:
-                return failure(tool, exc)
-            return _checked(finish(out, tool.name))
-        if tool.cheap:
-            return _checked(call_sync(tool, compiled, kwargs, call.context))
-        running = self._submit(tool, compiled, kwargs, call.context)
-        try:
-            return _checked(await asyncio.wrap_future(running))
-        except BaseException:
-            self._abandon(running)
-            raise
 
 
 def _execute_arguments(
@@ -677,3 +450,19 @@ async def _wait_all(tasks: list[asyncio.Task[None]]) -> None:
             task.cancel()
         await asyncio.wait(tasks)
         raise
+
+
+def _strict_is_automatic(where: str) -> None:
+    warnings.warn(
+        f"{where} is deprecated and has no effect: arguments answering strict-mode "
+        "definitions are always understood",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def contextless(registry: ToolRegistry) -> ToolExecutor:
+    """An executor whose calls have no context unless given one (the registry's runs)."""
+    executor = ToolExecutor(registry)
+    executor._context = None
+    return executor

@@ -28,7 +28,6 @@ failed is retried on the next call.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import inspect
 import re
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
+from forge.tools._drive import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
 from forge.tools.context import ExecutionContext
 
 if TYPE_CHECKING:
@@ -134,12 +134,12 @@ class ToolFactory:
     def close(self) -> None:
         """Tear down every singleton this factory created (each exactly once)."""
         for provider in self._snapshot():
-            provider.close()
+            complete(provider.close(BLOCKING_WAIT))
 
     async def aclose(self) -> None:
         """`close` for async code (async teardowns are awaited on the running loop)."""
         for provider in self._snapshot():
-            await provider.aclose()
+            await provider.close(ASYNC_WAIT)
 
     def _snapshot(self) -> list[_Provider]:
         with self._lock:
@@ -298,33 +298,20 @@ class _Provider:
         self._ready = False
         self._pending: concurrent.futures.Future[Any] | None = None
 
-    # singleton access; per-request instances are made fresh each time
+    # Each step is written once, over a `Waiter` (`forge.tools._drive`): sync callers
+    # drive it with BLOCKING_WAIT and `complete`, async ones with ASYNC_WAIT.
 
-    def acquire_sync(self) -> Any:
+    async def acquire(self, io: Waiter) -> Any:
+        """The instance for one call (singletons: created once, concurrent callers wait)."""
         if self.lifetime == "per_request":
-            return self._new_sync()
+            return await self._new(io)
         if self._ready:
             return self._instance
         pending, creator = self._claim()
         if not creator:
-            return pending.result()
+            return await io.future(pending)
         try:
-            instance = self._new_sync()
-        except BaseException as exc:
-            self._failed(pending, exc)
-            raise
-        return self._created(pending, instance)
-
-    async def acquire_async(self) -> Any:
-        if self.lifetime == "per_request":
-            return await self._new_async()
-        if self._ready:
-            return self._instance
-        pending, creator = self._claim()
-        if not creator:
-            return await asyncio.wrap_future(pending)
-        try:
-            instance = await self._new_async()
+            instance = await self._new(io)
         except BaseException as exc:
             self._failed(pending, exc)
             raise
@@ -352,31 +339,16 @@ class _Provider:
             self._pending = None
         pending.set_exception(exc)
 
-    def _new_sync(self) -> Any:
-        instance = self._create()
-        if inspect.isawaitable(instance):
-            instance = _run(instance)
+    async def _new(self, io: Waiter) -> Any:
+        instance = await io.resolve(self._create())
         if self._has_setup:
-            _run(instance.setup())
+            await io.resolve(instance.setup())
         return instance
 
-    async def _new_async(self) -> Any:
-        instance = self._create()
-        if inspect.isawaitable(instance):
-            instance = await instance
-        if self._has_setup:
-            done = instance.setup()
-            if inspect.isawaitable(done):
-                await done
-        return instance
-
-    def release_sync(self, instance: Any) -> None:
+    async def release(self, io: Waiter, instance: Any) -> None:
+        """The call is over: a per-request instance is torn down."""
         if self.lifetime == "per_request":
-            self._teardown_sync(instance)
-
-    async def release_async(self, instance: Any) -> None:
-        if self.lifetime == "per_request":
-            await self._teardown_async(instance)
+            await self._teardown(io, instance)
 
     def _take_singleton(self) -> tuple[bool, Any]:
         with self._lock:
@@ -384,45 +356,19 @@ class _Provider:
             self._ready, self._instance = False, None
         return ready, instance
 
-    def close(self) -> None:
+    async def close(self, io: Waiter) -> None:
+        """Tear the singleton down, if one was created."""
         ready, instance = self._take_singleton()
         if ready:
-            self._teardown_sync(instance)
+            await self._teardown(io, instance)
 
-    async def aclose(self) -> None:
-        ready, instance = self._take_singleton()
-        if ready:
-            await self._teardown_async(instance)
-
-    def _teardown_sync(self, instance: Any) -> None:
+    async def _teardown(self, io: Waiter, instance: Any) -> None:
         if not self._has_teardown:
             return
         try:
-            _run(instance.teardown())
+            await io.resolve(instance.teardown())
         except Exception:
             logger.exception("teardown of tool %r failed", self.name)
-
-    async def _teardown_async(self, instance: Any) -> None:
-        if not self._has_teardown:
-            return
-        try:
-            done = instance.teardown()
-            if inspect.isawaitable(done):
-                await done
-        except Exception:
-            logger.exception("teardown of tool %r failed", self.name)
-
-
-def _run(value: Any) -> Any:
-    """Return ``value``, or its result if it is awaitable (run on a private event loop)."""
-    if not inspect.isawaitable(value):
-        return value
-    from forge.tools._run import _run_coroutine
-
-    async def wait() -> Any:
-        return await value
-
-    return _run_coroutine(wait())
 
 
 # -- the tool -------------------------------------------------------------------------------
@@ -455,11 +401,11 @@ class FactorySource:
         provider = self.provider
 
         async def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
-            instance = await provider.acquire_async()
+            instance = await provider.acquire(ASYNC_WAIT)
             try:
                 return await instance._execute(ctx or ExecutionContext(), **kwargs)
             finally:
-                await provider.release_async(instance)
+                await provider.release(ASYNC_WAIT, instance)
 
         return Compiled(schema, SchemaValidator(tool.name, schema), invoke, None)
 
@@ -477,33 +423,27 @@ class FactorySource:
         def extra(ctx: ExecutionContext | None) -> dict[str, Any]:
             return dict.fromkeys(names, ctx or ExecutionContext()) if names else {}
 
-        if self.is_async:
-
-            async def invoke_async(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
-                instance = await provider.acquire_async()
-                try:
-                    return await instance(**kwargs, **extra(ctx))
-                finally:
-                    await provider.release_async(instance)
-
-            return Compiled(schema.parameters, validate, invoke_async, None)
+        async def call(io: Waiter, kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
+            instance = await provider.acquire(io)
+            try:
+                return await io.resolve(instance(**kwargs, **extra(ctx)))
+            finally:
+                await provider.release(io, instance)
 
         def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
-            instance = provider.acquire_sync()
-            try:
-                return instance(**kwargs, **extra(ctx))
-            finally:
-                provider.release_sync(instance)
+            if self.is_async:
+                return call(ASYNC_WAIT, kwargs, ctx)  # a coroutine, awaited by the engine
+            return complete(call(BLOCKING_WAIT, kwargs, ctx))
 
         return Compiled(schema.parameters, validate, invoke, None)
 
     def close(self) -> None:
         """Tear down the singleton, if one was created."""
-        self.provider.close()
+        complete(self.provider.close(BLOCKING_WAIT))
 
     async def aclose(self) -> None:
         """Tear down the singleton from async code."""
-        await self.provider.aclose()
+        await self.provider.close(ASYNC_WAIT)
 
 
 class _Unbound:

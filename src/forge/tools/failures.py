@@ -84,11 +84,12 @@ def unknown_tool(name: str, available: Sequence[str]) -> ToolResult:
     ).for_call(None, str(name))
 
 
-def invalid_json(name: str, detail: str) -> ToolResult:
-    """The arguments text is not valid JSON."""
+def invalid_json(name: str, detail: str, hint: str = "") -> ToolResult:
+    """The arguments text is not valid JSON (``hint`` lists the keys the tool takes)."""
     return _fail(
-        f"The arguments for tool {name!r} are not valid JSON ({detail}). "
-        "Send the arguments again as one JSON object.",
+        f"Invalid JSON in the arguments of {name}: {detail}\n"
+        "Retrying can help: send the call again with the arguments as one complete JSON "
+        f"object{hint}.",
         ErrorKind.INVALID_JSON,
         True,
     ).for_call(None, name)

@@ -49,8 +49,8 @@ class ToolInvocation:
     """The execution context of the call."""
     call_id: str | None
     """The id of the `ToolCall`, when the call came from one."""
-    timeout: float
-    """The seconds the call may take."""
+    timeout: float | None
+    """The seconds the call may take (``None``: no deadline, a call without a context)."""
     started: float
     """When the call started (`time.perf_counter`)."""
     state: dict[str, Any] = field(default_factory=dict)

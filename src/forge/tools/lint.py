@@ -106,9 +106,7 @@ def _strict_optional_message(schema: Mapping[str, Any], optional: list[str]) -> 
         return message
     return (
         f"{message}; a null the model sends for {', '.join(defaulted)} counts as left out (the "
-        "default applies) only when the calls run with strict=True "
-        "(registry.execute_all(calls, strict=True) or ToolExecutor(registry, strict=True)); "
-        "otherwise the null is rejected as an invalid argument"
+        "default applies) on every execution path, with no switch to set"
     )
 
 

@@ -25,6 +25,7 @@ from forge.core.logging import get_logger
 from forge.tools.categories import ToolCategory
 
 if TYPE_CHECKING:
+    from forge.tools._drive import Waiter
     from forge.tools.context import ExecutionContext
     from forge.tools.tool import Tool
 
@@ -268,38 +269,37 @@ async def authorize(
     request: PermissionRequest, policies: Iterable[PermissionPolicy], approver: Approver | None
 ) -> Decision:
     """Combine the policies' answers (the strictest wins) and resolve ``ask``."""
-    steps = _steps(request, policies, approver)
-    try:
-        pending = next(steps)
-        while True:
-            pending = steps.send(await pending)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    except Exception:
-        logger.exception("permission check for tool %r failed; denying", request.name)
-        return Decision.deny(_FAILED)
+    from forge.tools._drive import ASYNC_WAIT
+
+    return await decide(ASYNC_WAIT, request, policies, approver)
 
 
 def authorize_sync(
     request: PermissionRequest, policies: Iterable[PermissionPolicy], approver: Approver | None
 ) -> Decision:
     """`authorize` for sync code: an async policy or approver runs on a private event loop."""
-    from forge.tools._run import _run_coroutine
+    from forge.tools._drive import BLOCKING_WAIT, complete
 
+    return complete(decide(BLOCKING_WAIT, request, policies, approver))
+
+
+async def decide(
+    io: Waiter,
+    request: PermissionRequest,
+    policies: Iterable[PermissionPolicy],
+    approver: Approver | None,
+) -> Decision:
+    """Drive the decision steps, waiting for awaitable answers through ``io`` (internal)."""
     steps = _steps(request, policies, approver)
     try:
         pending = next(steps)
         while True:
-            pending = steps.send(_run_coroutine(_awaited(pending)))
+            pending = steps.send(await io.resolve(pending))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
     except Exception:
         logger.exception("permission check for tool %r failed; denying", request.name)
         return Decision.deny(_FAILED)
-
-
-async def _awaited(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
 
 
 def _approved(answer: Decision, asked: Decision) -> Decision:

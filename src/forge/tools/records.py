@@ -20,7 +20,7 @@ _METADATA_KEYS = {
 _SCHEMA_KEYS = {"parameters", "inputSchema", "input_schema"}
 _OUTPUT_KEYS = {"output_schema", "outputSchema"}
 _KEYS = (
-    {"name", "description", "handler", "annotations", "timeout", "cheap", "title"}
+    {"name", "description", "handler", "annotations", "timeout", "placement", "cheap", "title"}
     | _METADATA_KEYS | _SCHEMA_KEYS | _OUTPUT_KEYS
 )  # fmt: skip
 
@@ -32,7 +32,8 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     parameters come as ``parameters`` (a JSON Schema object, or a seed-002 list
     of ``{name, type, required, description}``) or ``inputSchema`` (MCP);
     without them the tool takes no arguments. Metadata, ``annotations``
-    (snake_case or MCP hints), ``title``, ``timeout`` and ``output_schema`` /
+    (snake_case or MCP hints), ``title``, ``timeout``, ``placement`` (``cheap:
+    true`` is read as ``placement: inline``) and ``output_schema`` /
     ``outputSchema`` are optional. Any other key is rejected by name.
     """
     if not isinstance(record, Mapping):
@@ -69,7 +70,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
         annotations=notes,
         timeout=record.get("timeout"),
         output_schema=output,
-        cheap=bool(record.get("cheap", False)),
+        placement=record.get("placement") or ("inline" if record.get("cheap") else "auto"),
         source=SchemaSource(
             schema, handler, call_style(name, handler, schema), is_coroutine(handler)
         ),

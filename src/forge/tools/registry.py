@@ -30,14 +30,15 @@ from forge.core.errors import (
     ToolValidationError,
 )
 from forge.core.logging import get_logger
-from forge.tools._run import invalid, misconfigured, run_async, run_sync
+from forge.tools._run import _cancelled, failure, finish
 from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
-from forge.tools.results import ToolResult
+from forge.tools.results import ToolResult, _ok_for
 from forge.tools.tool import Tool
 
 if TYPE_CHECKING:
+    from forge.tools.executor import ToolExecutor
     from forge.tools.prompt import PromptKeywords, PromptOptions
 
 __all__ = ["RegistryEvent", "ToolRegistry", "default_registry", "to_tool"]
@@ -427,42 +428,73 @@ class ToolRegistry:
                 logger.exception("registry listener %r failed on %s event", listener, event.type)
 
     # -- running -------------------------------------------------------------
+    #
+    # Every run method goes through the one engine (`forge.tools._pipeline`); the
+    # raising ones turn its unknown-tool and invalid-argument results into
+    # exceptions that carry the same message.
 
     def execute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """Validate and run one tool.
 
+        The context's timeout holds as on every entry point: a sync handler then
+        runs on a worker thread (see `forge.tools.executor`).
+
         Returns:
-            ``ToolResult.ok(<return value>)``, or a failed result if the handler raised.
+            ``ToolResult.ok(<return value>)``, or a failed result if the handler raised,
+            timed out or was denied.
 
         Raises:
             ToolNotFoundError: No tool is called ``name``.
-            ToolValidationError: The arguments do not match the schema.
+            ToolValidationError: The arguments are not JSON or do not match the schema.
+            ToolDefinitionError: The tool's definition cannot be compiled.
+
+        Both model-caused errors carry, as ``message``, the text every other entry
+        point puts in its failed result (`forge.tools.failures`).
         """
         found = self.get(name)
-        if found is None:
-            raise self._not_found(name)
-        result: ToolResult = (found._compiled or found.compile_()).run_sync(arguments, context)
-        return result
+        if found is not None and found._direct and context is None:
+            compiled = found._compiled
+            if compiled is not None:
+                try:  # the engine's sync fast path, inlined: the hottest case of all
+                    result: ToolResult = compiled.run_sync(arguments, None)
+                except ToolValidationError:
+                    pass  # the engine builds the failure and its message
+                else:  # the runner has checked the output (see `_shaped`)
+                    return result if result.success else _shaped(result)
+        return _raise_for(self, name, self._engine().run_sync(name, arguments, context))
 
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
-        """The async twin of `execute` (sync handlers run off the event loop unless cheap)."""
+        """`execute` for async code (sync handlers run off the event loop unless placed inline)."""
         found = self.get(name)
-        if found is None:
-            raise self._not_found(name)
-        compiled = found._compiled or found.compile_()
-        result: ToolResult = await compiled.run_async(arguments, context)
-        return result
+        fn = _async_fn(found) if context is None and type(arguments) is dict else None
+        if fn is not None:
+            try:  # the engine's async fast path, inlined for a plain coroutine function
+                kwargs = found._compiled.validate_python(arguments)[1]  # type: ignore[union-attr, misc]
+            except Exception:
+                pass  # the engine validates again and builds the failure and its message
+            else:
+                try:
+                    out = await fn(**kwargs)
+                except Exception as exc:
+                    return _shaped(failure(found, exc))  # type: ignore[arg-type]
+                except BaseException as exc:
+                    return _cancelled(found, exc)  # type: ignore[arg-type]
+                if type(out) in _SCALARS:
+                    return _ok_for(out, name, None)
+                return _shaped(finish(out, name))
+        result = await self._engine().run(name, arguments, context)
+        return result if result.success else _raise_for(self, name, result)
 
     def execute_all(
         self,
         calls: Iterable[ToolCall | Mapping[str, Any]],
         *,
         context: ExecutionContext | None = None,
-        strict: bool = False,
+        strict: bool | None = None,
     ) -> list[ToolResult]:
         """Run calls in order; always one result per call, tagged with its ``call_id``.
 
@@ -472,67 +504,23 @@ class ToolRegistry:
 
         Args:
             calls: `ToolCall`s or mappings with ``name``, ``arguments`` and ``id``.
-            context: Passed to tools that ask for it.
-            strict: The calls answer definitions exported with ``strict=True``: a ``null``
-                for a parameter that was optional means "use the default" (PV-3a).
+            context: The calls' context (passed to tools that ask for it; its timeout holds).
+            strict: Deprecated and ignored: arguments answering strict-mode definitions are
+                always understood.
         """
-        from forge.tools._repair import invalid_json_result
-
-        results = []
-        for item in calls:
-            call = ToolCall.coerce(item)
-            found = self._state.tools.get(call.name)
-            if found is None:
-                result = self._unknown_result(call.name)
-            elif call.argument_error is not None:
-                result = invalid_json_result(call, found)
-            else:
-                try:
-                    result = run_sync(found, _arguments(found, call, strict), context)
-                except ToolValidationError as exc:
-                    result = invalid(call.name, exc, found)
-                except ToolDefinitionError as exc:
-                    result = misconfigured(call.name, exc)
-            results.append(result.for_call(call.id, call.name))
-        return results
+        _deprecated_strict(strict)
+        return self._engine().execute_all_sync(calls, context, parallel=False)
 
     async def aexecute_all(
         self,
         calls: Iterable[ToolCall | Mapping[str, Any]],
         *,
         context: ExecutionContext | None = None,
-        strict: bool = False,
+        strict: bool | None = None,
     ) -> list[ToolResult]:
-        """The async twin of `execute_all`: calls run concurrently, results in call order."""
-        import asyncio
-
-        from forge.tools._repair import invalid_json_result
-
-        tools = self._state.tools
-
-        async def one(call: ToolCall) -> ToolResult:
-            found = tools.get(call.name)
-            if found is not None and call.argument_error is not None:
-                return invalid_json_result(call, found).for_call(call.id, call.name)
-            return await self._aexecute_call(call, context, strict)
-
-        parsed = [ToolCall.coerce(c) for c in calls]
-        return list(await asyncio.gather(*(one(c) for c in parsed)))
-
-    async def _aexecute_call(
-        self, call: ToolCall, context: ExecutionContext | None, strict: bool
-    ) -> ToolResult:
-        found = self._state.tools.get(call.name)
-        if found is None:
-            result = self._unknown_result(call.name)
-        else:
-            try:
-                result = await run_async(found, _arguments(found, call, strict), context)
-            except ToolValidationError as exc:
-                result = invalid(call.name, exc, found)
-            except ToolDefinitionError as exc:
-                result = misconfigured(call.name, exc)
-        return result.for_call(call.id, call.name)
+        """`execute_all` for async code: calls run concurrently, results in call order."""
+        _deprecated_strict(strict)
+        return await self._engine().execute_all(calls, context)
 
     def _not_found(self, name: str) -> ToolNotFoundError:
         import difflib
@@ -541,10 +529,15 @@ class ToolRegistry:
         close = difflib.get_close_matches(str(name), names, n=3) if names else []
         return ToolNotFoundError(str(name), suggestions=close)
 
-    def _unknown_result(self, name: str) -> ToolResult:
-        from forge.tools import failures
+    def _engine(self) -> ToolExecutor:
+        """The engine of the run methods: no context of its own, no hooks, no policy."""
+        engine: ToolExecutor | None = self.__dict__.get("_run_engine")
+        if engine is None:
+            from forge.tools.executor import contextless
 
-        return failures.unknown_tool(name, list(self._state.tools))
+            with self._lock:
+                engine = self.__dict__.setdefault("_run_engine", contextless(self))
+        return engine
 
     # -- factories, plugins and closing (CX-2, CX-3) ----------------------------------
 
@@ -609,12 +602,20 @@ class ToolRegistry:
         from forge.tools.factory import close_tools
 
         close_tools(self._closeable())
+        self._close_engine()
 
     async def aclose(self) -> None:
         """`close` for async code: async teardowns are awaited on the running loop."""
         from forge.tools.factory import aclose_tools
 
         await aclose_tools(self._closeable())
+        self._close_engine()
+
+    def _close_engine(self) -> None:
+        """Stop the worker threads of the run methods' engine, if it started any."""
+        engine = self.__dict__.get("_run_engine")
+        if engine is not None:
+            engine.close()
 
     def _closeable(self) -> list[Tool]:
         seen: dict[int, Tool] = {}
@@ -635,13 +636,55 @@ class ToolRegistry:
         await self.aclose()
 
 
-def _arguments(tool: Tool, call: ToolCall, strict: bool) -> Any:
-    """The call's arguments, mapped back from strict mode when asked (PV-3a)."""
-    if not strict or not isinstance(call.arguments, Mapping):
-        return call.arguments
-    from forge.tools.formats.strict_args import restore_arguments
+def _raise_for(registry: ToolRegistry, name: str, result: ToolResult) -> ToolResult:
+    """The raising API over the engine's result: the same message, as an exception."""
+    kind = result.error_kind
+    if kind == "unknown_tool":
+        found = registry._not_found(name)
+        raise ToolNotFoundError(str(name), result.error, suggestions=found.suggestions)
+    if "definition_error" in result.metadata:  # a developer's mistake, not the model's
+        raise ToolDefinitionError(name, result.metadata["definition_error"])
+    if kind in ("invalid_arguments", "invalid_json"):
+        from forge.core.errors import FieldError
 
-    return restore_arguments(tool.parameters, call.arguments)
+        errors = [FieldError(**e) for e in result.metadata.get("errors", ())] or [
+            FieldError(path="", kind=str(kind), message=result.error or "")
+        ]
+        raise ToolValidationError(name, errors, message=result.error)
+    return result
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _async_fn(tool: Tool | None) -> Any:
+    """The coroutine function `aexecute` may call directly, if ``tool`` has one."""
+    if tool is None or not tool._plain or tool.timeout is not None or not tool.source.is_async:
+        return None
+    compiled = tool._compiled
+    return None if compiled is None or compiled.validate_python is None else compiled.fn
+
+
+def _shaped(result: ToolResult) -> ToolResult:
+    """What the engine's fast path does to a result that is not a plain success."""
+    from forge.tools._steps import _checked, _log_outcome
+
+    result = _checked(result)
+    if not result.success:
+        _log_outcome(result.tool_name or "?", result, None)
+    return result
+
+
+def _deprecated_strict(strict: bool | None) -> None:
+    if strict is not None:
+        import warnings
+
+        warnings.warn(
+            "execute_all(strict=...) is deprecated and has no effect: arguments answering "
+            "strict-mode definitions are always understood",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 _default: ToolRegistry | None = None

@@ -6,7 +6,7 @@ import inspect
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools._names import check_name
@@ -20,9 +20,22 @@ if TYPE_CHECKING:
     from forge.tools._sources import Compiled, Source
     from forge.tools.failures import ErrorDetails
 
-__all__ = ["Tool", "tool"]
+__all__ = ["Placement", "Tool", "tool"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+Placement = Literal["auto", "inline", "process"]
+"""Where a tool's handler runs; one setting, chosen by the tool's author.
+
+``auto`` (the default): an async handler is awaited by the caller; a sync
+handler runs on a worker thread, so the call's deadline holds, except when a
+sync caller's call has no deadline at all (then it runs on the caller's thread).
+``inline``: a sync handler always runs on the caller's thread or event loop.
+It saves the thread hop (about 50-100 µs), but nothing can interrupt it, so a
+deadline is not enforced: choose it for fast, non-blocking handlers.
+``process``: each call runs in a child process that is killed at the deadline,
+for handlers that must really stop (the handler must be a module-level function).
+"""
 _COMPILE_LOCK = threading.RLock()
 
 
@@ -50,17 +63,19 @@ class Tool:
     """Seconds a call may take, overriding the context's timeout."""
     output_schema: Mapping[str, Any] | None = None
     """The JSON Schema of the output, if declared (kept as a read-only copy)."""
-    cheap: bool = False
-    """A sync handler fast enough to run inline on an event loop (no thread hop)."""
+    placement: Placement = "auto"
+    """Where the handler runs (see `Placement`)."""
     max_concurrency: int | None = None
     """The most calls of this tool that may run at once (1: not safe for concurrent use)."""
-    isolated: bool = False
-    """Run each call in a separate process that is killed when the call times out."""
     error_details: ErrorDetails = "message"
     """How much of a handler exception the model sees: ``message``, ``type`` or ``traceback``."""
     source: Source = field(repr=False)
     """How the tool's schema is built and its handler called (internal)."""
     _compiled: Compiled | None = field(default=None, repr=False)
+    _plain: bool = field(default=False, init=False, repr=False)
+    """No concurrency limit and no process: the engine's fast paths may run it (internal)."""
+    _direct: bool = field(default=False, init=False, repr=False)
+    """Plain, sync and without a timeout: ``registry.execute`` may call it inline (internal)."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -76,6 +91,10 @@ class Tool:
         _check_execution_options(self)
         if self.output_schema is not None:
             object.__setattr__(self, "output_schema", freeze(self.output_schema))
+        plain = self.max_concurrency is None and self.placement != "process"
+        object.__setattr__(self, "_plain", plain)
+        direct = plain and self.timeout is None and not self.source.is_async
+        object.__setattr__(self, "_direct", direct)
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -85,6 +104,16 @@ class Tool:
         reader; ``copy.deepcopy`` gives a mutable copy.
         """
         return (self._compiled or self.compile_()).parameters
+
+    @property
+    def cheap(self) -> bool:
+        """Whether the handler runs inline (``placement="inline"``)."""
+        return self.placement == "inline"
+
+    @property
+    def isolated(self) -> bool:
+        """Whether each call runs in a child process (``placement="process"``)."""
+        return self.placement == "process"
 
     @property
     def category(self) -> ToolCategory:
@@ -120,7 +149,9 @@ class Tool:
             if self._compiled is None:
                 from forge.tools._run import attach_runners
 
-                compiled = attach_runners(self, self.source.compile(self))
+                compiled = self.source.compile(self)
+                compiled.validate = _lenient(compiled.validate, compiled.parameters)
+                compiled = attach_runners(self, compiled)
                 _check_examples(self, compiled.validate)
                 compiled.parameters = freeze(compiled.parameters)
                 compiled.table = analyse(compiled.parameters)
@@ -192,10 +223,39 @@ def _check_execution_options(t: Tool) -> None:
             t.name,
             f"error_details must be 'message', 'type' or 'traceback', got {t.error_details!r}",
         )
-    if t.isolated and t.cheap:
+    if t.placement not in ("auto", "inline", "process"):
         raise ToolDefinitionError(
-            t.name, "a tool cannot be both cheap (run inline) and isolated (run in a process)"
+            t.name, f"placement must be 'auto', 'inline' or 'process', got {t.placement!r}"
         )
+
+
+def _lenient(
+    validate: Callable[[Any], dict[str, Any]], parameters: Mapping[str, Any]
+) -> Callable[[Any], dict[str, Any]]:
+    """Validation that also accepts what strict-mode definitions make a model send (PV-3a).
+
+    Arguments that validate are never touched. Rejected ones are mapped back
+    from strict mode (`forge.tools.formats.strict_arguments`) and validated
+    once more: a ``null`` for an optional parameter whose schema does not allow
+    ``null`` can only mean "left out" (so its default applies), and an object or
+    array sent as JSON text where the schema wants one can only mean that
+    value. Either would be invalid otherwise, so no switch is needed.
+    """
+
+    def lenient(arguments: Any) -> dict[str, Any]:
+        try:
+            return validate(arguments)
+        except ToolValidationError:
+            if not isinstance(arguments, Mapping):
+                raise
+            from forge.tools.formats.strict_args import restore_arguments
+
+            restored = restore_arguments(parameters, arguments)
+            if restored == arguments:
+                raise
+        return validate(restored)
+
+    return lenient
 
 
 def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:
@@ -223,9 +283,8 @@ def tool(
     timeout: float | None = None,
     examples: Iterable[ToolExample | Mapping[str, Any]] = (),
     annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-    cheap: bool = False,
+    placement: Placement = "auto",
     max_concurrency: int | None = None,
-    isolated: bool = False,
     error_details: ErrorDetails = "message",
     **metadata: Any,
 ) -> Callable[[F], Tool]: ...
@@ -240,9 +299,8 @@ def tool(
     timeout: float | None = None,
     examples: Iterable[ToolExample | Mapping[str, Any]] = (),
     annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-    cheap: bool = False,
+    placement: Placement = "auto",
     max_concurrency: int | None = None,
-    isolated: bool = False,
     error_details: ErrorDetails = "message",
     **metadata: Any,
 ) -> Tool | Callable[[F], Tool]:
@@ -262,10 +320,9 @@ def tool(
         timeout: Seconds a call may take.
         examples: Example calls, validated against the parameters.
         annotations: Behaviour hints (``read_only``, ``destructive``, ...).
-        cheap: The sync handler is fast enough to run inline on an event loop.
+        placement: Where the handler runs: ``auto``, ``inline`` or ``process`` (see
+            `Placement`).
         max_concurrency: The most calls of this tool that may run at once (1 = one at a time).
-        isolated: Run each call in a separate process, killed on timeout (the handler
-            must be a module-level function).
         error_details: How much of a handler exception the model sees.
         **metadata: Other `ToolMetadata` fields (``display_name``, ``version``, ...).
     """
@@ -273,8 +330,8 @@ def tool(
     def decorate(func: Callable[..., Any]) -> Tool:
         return function_tool(
             func, name=name, description=description, category=category, tags=tags,
-            timeout=timeout, examples=examples, annotations=annotations, cheap=cheap,
-            max_concurrency=max_concurrency, isolated=isolated, error_details=error_details,
+            timeout=timeout, examples=examples, annotations=annotations, placement=placement,
+            max_concurrency=max_concurrency, error_details=error_details,
             **metadata,
         )  # fmt: skip
 
@@ -293,9 +350,8 @@ def function_tool(
     timeout: float | None = None,
     examples: Iterable[ToolExample | Mapping[str, Any]] = (),
     annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-    cheap: bool = False,
+    placement: Placement = "auto",
     max_concurrency: int | None = None,
-    isolated: bool = False,
     error_details: ErrorDetails = "message",
     **metadata: Any,
 ) -> Tool:
@@ -323,9 +379,8 @@ def function_tool(
         metadata=meta,
         annotations=notes,
         timeout=timeout,
-        cheap=cheap,
+        placement=placement,
         max_concurrency=max_concurrency,
-        isolated=isolated,
         error_details=error_details,
         source=FunctionSource(func, param_docs, is_coroutine(func)),
     )

@@ -147,7 +147,7 @@ def test_seed_test_tool_anthropic_schema() -> None:
 def test_seed_test_tool_executes() -> None:
     """The seed's TestTool runs through execute() and returns its own result."""
     result = _run(TestTool(), message="hi")
-    assert result == ToolResult.ok("Got: hi")
+    assert result == ToolResult.ok("Got: hi").for_call(None, "test")
 
 
 def test_seed_test_tool_registers_and_runs() -> None:
@@ -241,7 +241,7 @@ def test_execute_applies_context_timeout() -> None:
     result = _run(CounterTool(), ExecutionContext(timeout=0.05), n=1, mode="slow")
     assert result.success is False
     assert result.error_kind is ErrorKind.TIMEOUT
-    assert "timed out" in (result.error or "")
+    assert "did not finish within 0.05 s" in (result.error or "")
 
 
 def test_execute_applies_class_timeout() -> None:

@@ -519,7 +519,7 @@ def test_aexecute_runs_sync_handlers_off_the_event_loop() -> None:
 
 def test_aexecute_runs_cheap_sync_handlers_inline() -> None:
     """aexecute() runs a sync handler of a cheap tool on the event loop's own thread."""
-    r = ToolRegistry([tool(cheap=True)(thread_id)])
+    r = ToolRegistry([tool(placement="inline")(thread_id)])
     assert r.get_or_raise("thread_id").cheap is True
 
     async def main() -> tuple[int, ToolResult]:

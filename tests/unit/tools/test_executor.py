@@ -42,7 +42,7 @@ def thread_name() -> str:
     return threading.current_thread().name
 
 
-@tool(cheap=True)
+@tool(placement="inline")
 def cheap_thread_name() -> str:
     """Return the name of the thread running the handler (marked cheap)."""
     return threading.current_thread().name
@@ -222,7 +222,7 @@ def test_run_reports_invalid_json(executor: ToolExecutor) -> None:
     assert result.error_kind is ErrorKind.INVALID_JSON
     assert result.call_id == "c7"
     assert result.metadata["retryable"] is True
-    assert "not valid JSON" in (result.error or "")
+    assert "Invalid JSON in the arguments of add" in (result.error or "")
 
 
 def test_execute_call_tags_the_result_with_the_call_id(executor: ToolExecutor) -> None:
@@ -270,9 +270,14 @@ def test_sync_entry_points_run_both_kinds(executor: ToolExecutor) -> None:
     assert executor.run_sync("add", {"a": "x"}).error_kind is ErrorKind.INVALID_ARGUMENTS
 
 
-def test_sync_entry_point_runs_a_sync_handler_inline(executor: ToolExecutor) -> None:
-    """Through a sync entry point a sync handler runs on the caller's thread."""
-    assert executor.run_sync("thread_name").output == threading.current_thread().name
+def test_sync_entry_point_runs_a_sync_handler_where_its_deadline_holds(
+    executor: ToolExecutor,
+) -> None:
+    """Through a sync entry point a sync handler runs on a worker, a cheap one inline."""
+    assert executor.run_sync("thread_name").output.startswith("forge-tool")
+    here = threading.current_thread().name
+    assert executor.run_sync("cheap_thread_name").output == here
+    assert ToolRegistry([thread_name]).execute("thread_name").output == here  # no deadline
 
 
 def test_sync_entry_point_works_inside_a_running_loop(executor: ToolExecutor) -> None:

@@ -97,7 +97,7 @@ class Case:
 CASES = {
     "list instead of an object": Case("add", [1, 2], ErrorKind.INVALID_ARGUMENTS),
     "a number instead of an object": Case("add", 5, ErrorKind.INVALID_ARGUMENTS),
-    "JSON text of an array": Case("add", "[1, 2]", ErrorKind.INVALID_ARGUMENTS),
+    "JSON text of an array": Case("add", "[1, 2]", ErrorKind.INVALID_JSON),
     "JSON text that does not parse": Case("add", '{"a": 1,', ErrorKind.INVALID_JSON),
     "wrong types": Case("add", {"a": "one", "b": [2]}, ErrorKind.INVALID_ARGUMENTS),
     "a boolean for an integer": Case("add", {"a": True, "b": 1}, ErrorKind.INVALID_ARGUMENTS),

@@ -261,7 +261,7 @@ def test_sync_tools_in_a_batch_run_on_worker_threads() -> None:
 def test_a_batch_of_cheap_sync_calls_runs_inline_in_order() -> None:
     """Cheap sync calls in a parallel batch run inline (no tasks) and keep their order."""
 
-    @tool(cheap=True)
+    @tool(placement="inline")
     def cheap_double(i: int) -> int:
         """Return 2 * i, inline."""
         return 2 * i

@@ -71,22 +71,31 @@ def test_unknown_tool_wins_over_invalid_json() -> None:
 
 
 def test_strict_nulls_take_the_python_defaults() -> None:
-    """With strict=True a null for an optional parameter applies its default (PV-3a)."""
+    """A null for a defaulted parameter applies its default everywhere, no switch (PV-3a)."""
     CALLS.clear()
     registry = ToolRegistry([weather])
     strict_schema = registry.to_provider("openai", strict=True)[0]["function"]["parameters"]
     assert set(strict_schema["required"]) == {"city", "unit", "days"}
     call = ToolCall("c1", "weather", {"city": "Oslo", "unit": None, "days": None})
     (plain,) = registry.execute_all([call])
-    assert plain.error_kind == "invalid_arguments"
-    (strict,) = registry.execute_all([call], strict=True)
-    assert strict.output == "Oslo:c:1"
-    (async_strict,) = asyncio.run(registry.aexecute_all([call], strict=True))
-    assert async_strict.output == "Oslo:c:1"
-    executor = ToolExecutor(registry, strict=True)
+    assert plain.output == "Oslo:c:1"
+    (in_async,) = asyncio.run(registry.aexecute_all([call]))
+    assert in_async.output == "Oslo:c:1"
+    executor = ToolExecutor(registry)
     assert asyncio.run(executor.execute_call(call)).output == "Oslo:c:1"
     assert executor.execute_call_sync(call).output == "Oslo:c:1"
-    assert not asyncio.run(ToolExecutor(registry).execute_call(call)).success
+    assert registry.execute("weather", call.arguments).output == "Oslo:c:1"
+
+
+def test_the_strict_switches_are_deprecated_no_ops() -> None:
+    """The old second switch still works, with a DeprecationWarning."""
+    registry = ToolRegistry([weather])
+    call = ToolCall("c1", "weather", {"city": "Oslo", "unit": None, "days": None})
+    with pytest.warns(DeprecationWarning, match="no effect"):
+        (result,) = registry.execute_all([call], strict=True)
+    assert result.output == "Oslo:c:1"
+    with pytest.warns(DeprecationWarning, match="no effect"):
+        ToolExecutor(registry, strict=True)
 
 
 def test_absurdly_deep_arguments_are_rejected_not_crashing() -> None:

@@ -15,7 +15,7 @@ from forge.tools.executor import ToolExecutor
 pytestmark = pytest.mark.slow  # child processes
 
 
-@tool(isolated=True)
+@tool(placement="process")
 def hang(pid_file: str) -> str:
     """Write this process's id, then sleep ten seconds."""
     Path(pid_file).write_text(str(os.getpid()))
@@ -23,39 +23,39 @@ def hang(pid_file: str) -> str:
     return "woke"
 
 
-@tool(isolated=True)
+@tool(placement="process")
 def where(ctx: ExecutionContext, x: int) -> dict[str, Any]:
     """Return the process id, the argument and the session of the injected context."""
     print("handler output goes to stderr, not into the result")
     return {"pid": os.getpid(), "x": x, "session": ctx.session_id}
 
 
-@tool(isolated=True)
+@tool(placement="process")
 async def async_where(x: int) -> int:
     """Run an async handler in the child process."""
     await asyncio.sleep(0)
     return os.getpid()
 
 
-@tool(isolated=True)
+@tool(placement="process")
 def explode() -> None:
     """Raise inside the child process."""
     raise ValueError("bad input in child")
 
 
-@tool(isolated=True, error_details="type")
+@tool(placement="process", error_details="type")
 def secret_failure() -> None:
     """Raise with a message that must not reach the model."""
     raise PermissionError("token=abc123")
 
 
-@tool(isolated=True)
+@tool(placement="process")
 def crash() -> None:
     """Die without a result."""
     os._exit(7)
 
 
-@tool(isolated=True)
+@tool(placement="process")
 def unpicklable() -> Any:
     """Return something that cannot cross the process boundary."""
     return lambda: None
@@ -152,7 +152,7 @@ def test_isolated_failures_are_results() -> None:
 def test_isolation_needs_an_importable_handler() -> None:
     """A local function cannot run isolated: the call fails as a misconfigured tool."""
 
-    @tool(isolated=True)
+    @tool(placement="process")
     def local() -> None:
         """Defined inside a test."""
 
@@ -162,10 +162,10 @@ def test_isolation_needs_an_importable_handler() -> None:
     assert "module-level" in result.metadata["definition_error"]
 
 
-def test_isolated_and_cheap_conflict() -> None:
-    """A tool cannot be both cheap and isolated."""
-    with pytest.raises(ToolDefinitionError, match="both cheap"):
+def test_placement_is_one_of_three() -> None:
+    """A placement other than auto, inline or process is a definition error."""
+    with pytest.raises(ToolDefinitionError, match="placement must be"):
 
-        @tool(isolated=True, cheap=True)
-        def both() -> None:
-            """Contradictory."""
+        @tool(placement="nowhere")  # type: ignore[arg-type]
+        def lost() -> None:
+            """Placed nowhere."""

@@ -78,7 +78,7 @@ def test_lint_tools_and_to_dict() -> None:
 
 
 def test_strict_mode_warning_says_what_execution_does_with_null() -> None:
-    """The warning's claim holds: null means the default only for calls run with strict=True."""
+    """The warning's claim holds: a null means "left out" on every execution path."""
     from forge.tools import ToolCall, ToolExecutor, ToolRegistry
     from forge.tools import tool as make_tool
 
@@ -96,16 +96,31 @@ def test_strict_mode_warning_says_what_execution_does_with_null() -> None:
     [strict_warning] = [f.message for f in lint_tool(find) if "strict mode makes" in f.message]
     assert strict_warning.startswith(
         "strict mode makes the optional parameter(s) limit, cursor required and nullable; "
-        "a null the model sends for limit counts as left out (the default applies) only when "
-        "the calls run with strict=True (registry.execute_all(calls, strict=True) or "
-        "ToolExecutor(registry, strict=True)); otherwise the null is rejected"
+        "a null the model sends for limit counts as left out (the default applies) on every "
+        "execution path, with no switch to set"
     )
     registry = ToolRegistry([find])
     call = ToolCall("c1", "find", {"query": "q", "limit": None, "cursor": None})
-    assert registry.execute_all([call], strict=True)[0].output == ["q", 10, None]
-    assert ToolExecutor(registry, strict=True).execute_call_sync(call).output == ["q", 10, None]
-    assert registry.execute_all([call])[0].error_kind == "invalid_arguments"
-    assert ToolExecutor(registry).execute_call_sync(call).error_kind == "invalid_arguments"
+    assert registry.execute_all([call])[0].output == ["q", 10, None]
+    assert ToolExecutor(registry).execute_call_sync(call).output == ["q", 10, None]
+    assert registry.execute("find", {"query": "q", "limit": None}).output == ["q", 10, None]
+
+
+def test_a_null_for_an_optional_parameter_without_default_means_left_out() -> None:
+    """A record's optional, non-nullable parameter with no default: null is dropped, not sent."""
+    from forge.tools import ToolRegistry, from_record
+
+    seen: list[dict[str, object]] = []
+    schema = {"type": "object", "required": ["q"],
+              "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}  # fmt: skip
+    record = from_record({"name": "look", "description": "Look.", "parameters": schema,
+                          "handler": lambda **kw: seen.append(kw) or "ok"})  # fmt: skip
+    registry = ToolRegistry([record])
+    assert registry.execute("look", {"q": "x", "n": None}).success
+    assert seen == [{"q": "x"}]
+    assert registry.execute_all([{"name": "look", "arguments": {"q": None}}])[0].error_kind == (
+        "invalid_arguments"
+    )
 
 
 def test_strict_mode_warning_for_nullable_parameters_only() -> None:

@@ -73,11 +73,16 @@ def _object(schema: Mapping[str, Any], value: dict[str, Any], root: Mapping[str,
         sub = props.get(key)
         if sub is None:
             out[key] = item
-        elif item is None and key not in required and not accepts_null(sub, root):
+        elif item is None and key not in required and _droppable(sub, root):
             continue
         else:
             out[key] = _value(sub, item, root, depth + 1)
     return out
+
+
+def _droppable(schema: Any, root: Mapping[str, Any]) -> bool:
+    """Whether a ``null`` for this optional property means "not given"."""
+    return not accepts_null(schema, root)
 
 
 def _branch(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from forge.core.errors import MissingDependencyError, ToolValidationError
+from forge.core.errors import MissingDependencyError
 from forge.tools._readonly import thaw
 
 if TYPE_CHECKING:
@@ -30,9 +30,9 @@ def _langchain() -> Any:
 def to_langchain(tool: Tool, *, read_only: bool = False) -> Any:
     """Return a LangChain ``StructuredTool`` with ``tool``'s name, description and schema.
 
-    Arguments are validated by ``tool``'s own validator, so LangChain accepts
-    and rejects exactly what forge-tools does; a rejected call or a failed
-    result raises LangChain's ``ToolException``.
+    Calls run through a `ToolExecutor`, so LangChain gets exactly what every
+    other entry point gets (validation, timeouts, messages); a failed result
+    raises LangChain's ``ToolException`` with the result's message.
 
     Args:
         tool: The tool to wrap.
@@ -42,20 +42,18 @@ def to_langchain(tool: Tool, *, read_only: bool = False) -> Any:
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.
     """
+    from forge.tools.executor import ToolExecutor
+    from forge.tools.registry import ToolRegistry
+
     lc = _langchain()
-    compiled = tool.compile_()
+    tool.compile_()
+    executor = ToolExecutor(ToolRegistry([tool]))
 
     def run(**kwargs: Any) -> Any:
-        try:
-            return _output(lc, compiled.run_sync(kwargs, None))
-        except ToolValidationError as exc:
-            raise lc.ToolException(str(exc)) from exc
+        return _output(lc, executor.run_sync(tool.name, kwargs))
 
     async def arun(**kwargs: Any) -> Any:
-        try:
-            return _output(lc, await compiled.run_async(kwargs, None))
-        except ToolValidationError as exc:
-            raise lc.ToolException(str(exc)) from exc
+        return _output(lc, await executor.run(tool.name, kwargs))
 
     cls = _read_only_class(lc) if read_only else lc.StructuredTool
     return cls(

@@ -53,7 +53,7 @@ def test_async_and_failing_tools() -> None:
     assert asyncio.run(to_langchain(add).ainvoke({"a": 2})) == 4
     with pytest.raises(ToolException, match="nope"):
         to_langchain(boom).invoke({"x": 1})
-    with pytest.raises(ToolException, match="invalid arguments"):
+    with pytest.raises(ToolException, match="Invalid arguments"):
         asyncio.run(to_langchain(add).ainvoke({"a": "x"}))
 
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer
+from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer, server_env
 
 from forge.tools import ErrorKind, ToolRegistry
 from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_tools
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # real MCP server subprocesses
 
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_dotted_server.py")]
-ENV = {"PYTHONPATH": str(SERVERS)}
+ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}  # the servers run the code under test
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env
 
 pytestmark = pytest.mark.slow  # a Node.js client subprocess
 
@@ -65,7 +65,8 @@ def test_inspector_lists_and_calls_tools_over_http(http_server: HttpServer) -> N
 
 def test_inspector_lists_and_calls_tools_over_stdio() -> None:
     """The Inspector starts `forge-tools serve` itself over stdio, lists and calls a tool."""
-    server = ["-e", f"PYTHONPATH={SERVERS}", FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
+    path = server_env()["PYTHONPATH"]  # the server runs the code under test
+    server = ["-e", f"PYTHONPATH={path}", FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
     listed = inspector(*server, "--method", "tools/list")
     assert "add" in {t["name"] for t in listed["tools"]}
     called = inspector(

@@ -10,7 +10,7 @@ from typing import Any
 from forge.tools import ToolRegistry, from_record, tool
 
 
-@tool(cheap=True, annotations={"read_only": True, "idempotent": True, "title": "Add"})
+@tool(placement="inline", annotations={"read_only": True, "idempotent": True, "title": "Add"})
 def add(a: int, b: int) -> int:
     """Add two integers.
 

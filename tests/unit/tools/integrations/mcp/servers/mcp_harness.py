@@ -73,5 +73,5 @@ def stdio_params(*args: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=FORGE_TOOLS,
         args=["serve", "--tools", TOOLS_SPEC, *args],
-        env={"PYTHONPATH": str(SERVERS)},
+        env={"PYTHONPATH": server_env()["PYTHONPATH"]},  # the code under test, as for HTTP
     )
