@@ -75,7 +75,7 @@ PrivateOpt = Annotated[
 
 
 class Failure(Exception):
-    """A command failure with its exit code and message for stderr."""
+    """A command failure with its exit code and message for stderr (internal: `run` prints it)."""
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)

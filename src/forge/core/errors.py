@@ -1,7 +1,9 @@
 """The forge-tools exception hierarchy.
 
-Every exception the library raises derives from `ForgeError`, and each also
-subclasses the builtin it resembles so callers can catch either::
+Every exception the library raises at its callers derives from `ForgeError`,
+and each also subclasses the builtin it resembles so callers can catch either.
+This is the whole tree; a class defined in another module (with the code that
+raises it, or needing an optional dependency) is marked with where to import it::
 
     ForgeError(Exception)
     ├── ToolError(ForgeError)                      .tool_name, .message
@@ -11,9 +13,18 @@ subclasses the builtin it resembles so callers can catch either::
     │   ├── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
     │   └── SchemaConversionError(ToolError, ValueError) a schema a provider cannot express
     ├── UnsupportedProviderError(ForgeError, ValueError) unknown provider name
+    ├── ToolCallFormatError(ForgeError, ValueError)      a response is not in a provider's shape
+    │       import from forge.tools
     ├── MissingDependencyError(ForgeError, ImportError)  an optional extra is not installed
     ├── ConfigError(ForgeError, ValueError)              configuration files with invalid tools
-    └── BlockedAddressError(ForgeError, PermissionError) an HTTP tool's target is not allowed
+    ├── DuplicateHandlerError(ForgeError, ValueError)    a configuration handler name is taken
+    ├── BlockedAddressError(ForgeError, PermissionError) an HTTP tool's target is not allowed
+    ├── MCPConnectionError(ForgeError, ConnectionError)  an MCP server cannot be reached
+    │       import from forge.tools.integrations.mcp
+    ├── InsecureBindError(ForgeError, ValueError)        HTTP beyond loopback without a token
+    │       import from forge.tools.integrations.mcp
+    └── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools
+            import from forge.tools.integrations.mcp.command
 
     ConfigWarning(UserWarning)                           invalid tools skipped (non-strict loading)
 
@@ -21,6 +32,15 @@ Failures a *model* can cause (unknown tool, bad arguments, handler errors) are
 returned as failed `ToolResult`s by the executor; these exceptions are for
 developers: definition mistakes and the raising entry points. The one warning
 is for a developer too: `load_tools` skipped definitions instead of raising.
+
+Outside the tree, a call made wrongly gets the builtin Python uses for that: a
+`TypeError` for an argument of the wrong type, a `ValueError` for a value out of
+range (``limit=0``, an unknown ``transport``), a `RuntimeError` for a call out of
+order (connecting a client twice). Value objects (`ToolParameter`,
+`ToolExample`, `ToolAnnotations`, ...) check their own fields that way, and
+every way of defining a tool turns those errors into a `ToolDefinitionError`
+naming the tool. The few other exception classes in the package are internal
+control flow, private and caught before they reach a caller (each says so).
 """
 
 from __future__ import annotations
@@ -35,16 +55,17 @@ __all__ = [
     "BlockedAddressError",
     "ConfigError",
     "ConfigWarning",
+    "DuplicateHandlerError",
     "DuplicateToolError",
     "FieldError",
     "ForgeError",
     "MissingDependencyError",
     "SchemaConversionError",
-    "UnsupportedProviderError",
     "ToolDefinitionError",
     "ToolError",
     "ToolNotFoundError",
     "ToolValidationError",
+    "UnsupportedProviderError",
 ]
 
 
@@ -220,6 +241,26 @@ class ConfigError(ForgeError, ValueError):
 
     def __reduce__(self) -> tuple[type[ConfigError], tuple[tuple[object, ...]]]:
         return (type(self), (self.issues,))
+
+
+class DuplicateHandlerError(ForgeError, ValueError):
+    """A configuration handler is already registered under this name; the first one stays.
+
+    Attributes:
+        kind: What the handlers are (``builtin`` or ``internal``).
+        name: The name that is taken.
+    """
+
+    def __init__(self, kind: str, name: str) -> None:
+        self.kind = kind
+        self.name = name
+        super().__init__(
+            f"{article(kind)} handler named {name!r} is already registered; register the "
+            "new one under another name, or on a new registry (HandlerRegistry.copy())"
+        )
+
+    def __reduce__(self) -> tuple[type[DuplicateHandlerError], tuple[str, str]]:
+        return (type(self), (self.kind, self.name))
 
 
 class ConfigWarning(UserWarning):

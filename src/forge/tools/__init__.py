@@ -22,6 +22,7 @@ from forge.tools.calls import ToolCall
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
+from forge.tools.options import ToolOptions
 from forge.tools.params import ToolParameter
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
 from forge.tools.results import ErrorKind, ToolResult
@@ -79,6 +80,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
 __all__ = [
     "BaseTool",
     "Decision",
@@ -110,6 +115,7 @@ __all__ = [
     "ToolInvocation",
     "ToolMetadata",
     "ToolNotFoundError",
+    "ToolOptions",
     "ToolParameter",
     "ToolRegistry",
     "ToolResult",

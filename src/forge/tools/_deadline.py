@@ -29,7 +29,7 @@ _INF = math.inf
 
 
 class Expired(Exception):
-    """The deadline of the guarded call passed (internal)."""
+    """The deadline of the guarded call passed (internal: the engine returns a timeout result)."""
 
 
 class _Entry:

@@ -83,12 +83,12 @@ class Engine(Placement):
         context: The context of calls made without one; ``None`` for no context
             (then only per-call and per-tool timeouts apply).
         hooks: Execution hooks, run in order.
-        permissions: A permission policy checked for every call.
-        approve: Answers the policies' ``ask``.
+        permissions: A permission policy checked for every call (with the context's).
+        approve: Answers the policies' ``ask`` (unless the context has an approver).
         max_concurrency: The most calls running at once.
         max_threads: Worker threads for sync handlers.
-        dry_run: Run every step but the handler, for every call (as a context's
-            ``dry_run`` does for its calls).
+        dry_run: Run every step but the handler, for every call (a context's
+            ``dry_run`` turns it on for its calls).
     """
 
     def __init__(

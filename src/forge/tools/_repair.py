@@ -192,7 +192,7 @@ _HEX_LENGTH = {"u": 4, "x": 2, "U": 8}
 
 
 class _Unsafe(Exception):
-    pass
+    """The text cannot be repaired safely (internal: caught in this module)."""
 
 
 def _mask_strings(text: str) -> tuple[str, list[str], str]:

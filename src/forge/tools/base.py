@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from forge.core.errors import ToolValidationError
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
-from forge.tools.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.metadata import ToolAnnotations
+from forge.tools.options import options_of, tool_fields
 from forge.tools.params import ToolParameter
 from forge.tools.results import ToolResult
 from forge.tools.tool import Tool
@@ -27,9 +28,11 @@ class BaseTool(ABC):
 
     Declare ``name``, ``description``, ``category`` and ``parameters`` (as
     properties or plain class attributes) and implement
-    ``async _execute(context, **kwargs) -> ToolResult``. Optional class
-    attributes: ``tags``, ``timeout``, ``annotations``, ``display_name``,
-    ``max_concurrency`` (1 = not safe for concurrent use) and ``error_details``.
+    ``async _execute(context, **kwargs) -> ToolResult``. Every other option
+    of `ToolOptions` may be set the same way, as a class attribute (or a
+    property, or an attribute set in ``__init__``): ``tags``, ``timeout``,
+    ``annotations``, ``display_name``, ``max_concurrency`` (1 = not safe for
+    concurrent use), ``error_details``, ``version``, ``examples``, ...
     """
 
     tags: tuple[str, ...] = ()
@@ -73,15 +76,11 @@ class BaseTool(ABC):
                 name=self.name,
                 description=self.description,
                 handler=self.execute,
-                metadata=ToolMetadata.build(
-                    category=self.category, tags=self.tags, display_name=self.display_name
-                ),
-                annotations=ToolAnnotations.coerce(self.annotations),
-                timeout=self.timeout,
-                max_concurrency=self.max_concurrency,
-                error_details=self.error_details,
                 source=BaseToolSource(self),
+                **tool_fields(self.name, options_of(self)),
             )
+            if cached.metadata.examples:
+                cached.compile()
             self.__dict__["_forge_tool"] = cached
         return cached
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools.categories import ToolCategory
-from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata, string_tuple
+from forge.tools.metadata import ToolAnnotations, ToolExample, string_tuple
+from forge.tools.options import tool_fields
 from forge.tools.tool import Tool, function_tool, is_coroutine
+
+if TYPE_CHECKING:
+    from forge.tools.options import ToolOptions
 
 __all__ = ["ToolBuilder", "create_tool"]
 
@@ -33,12 +37,7 @@ class ToolBuilder:
         self._category: ToolCategory | None = None
         self._schema: type[Any] | Mapping[str, Any] | None = None
         self._fn: Callable[..., Any] | None = None
-        self._meta: dict[str, Any] = {}
-        self._tags: list[str] = []
-        self._examples: list[ToolExample | Mapping[str, Any]] = []
-        self._limitations: list[str] = []
-        self._annotations: dict[str, Any] = {}
-        self._timeout: float | None = None
+        self._options: dict[str, Any] = {}
 
     def name(self, name: str) -> ToolBuilder:
         """Set the tool name (checked at once)."""
@@ -75,56 +74,74 @@ class ToolBuilder:
         self._fn = fn
         return self
 
+    def options(self, **options: Unpack[ToolOptions]) -> ToolBuilder:
+        """Set any of the `ToolOptions` (``placement``, ``max_concurrency``, ``title``, ...).
+
+        A value given here replaces the one set before (tags, examples and
+        limitations included); the methods below are shorthands for the common ones.
+        """
+        from forge.tools.options import reject_unknown
+
+        given: dict[str, Any] = dict(options)
+        reject_unknown(self._name or "<unnamed>", given)
+        for key, value in given.items():
+            if key in ("name", "description", "category"):
+                getattr(self, key)(value)
+            elif key == "examples":
+                self._options[key] = list(value)
+            elif key in ("tags", "limitations"):
+                self._options[key] = list(string_tuple(value, key))
+            else:
+                self._options[key] = value
+        return self
+
+    def _add(self, key: str, values: list[Any]) -> ToolBuilder:
+        self._options.setdefault(key, []).extend(values)
+        return self
+
     def display_name(self, name: str) -> ToolBuilder:
         """Set a human-readable name."""
-        self._meta["display_name"] = name
-        return self
+        return self.options(display_name=name)
 
     def tags(self, tags: Iterable[str] | str) -> ToolBuilder:
         """Add tags: a list of them, or one tag as a string."""
-        self._tags.extend(string_tuple(tags, "tags"))
-        return self
+        return self._add("tags", list(string_tuple(tags, "tags")))
 
     def example(self, example: ToolExample | Mapping[str, Any]) -> ToolBuilder:
         """Add an example call (validated by `build`)."""
-        self._examples.append(example)
-        return self
+        return self._add("examples", [example])
 
     def usage_notes(self, notes: str) -> ToolBuilder:
         """Set usage notes."""
-        self._meta["usage_notes"] = notes
-        return self
+        return self.options(usage_notes=notes)
 
     def limitations(self, limitations: Iterable[str] | str) -> ToolBuilder:
         """Add known limitations: a list of them, or one as a string."""
-        self._limitations.extend(string_tuple(limitations, "limitations"))
-        return self
+        return self._add("limitations", list(string_tuple(limitations, "limitations")))
 
     def version(self, version: str) -> ToolBuilder:
         """Set the tool version."""
-        self._meta["version"] = version
-        return self
+        return self.options(version=version)
 
     def author(self, author: str) -> ToolBuilder:
         """Set the author."""
-        self._meta["author"] = author
-        return self
+        return self.options(author=author)
 
     def deprecated(self, replaced_by: str | None = None) -> ToolBuilder:
         """Mark the tool deprecated, optionally naming its replacement."""
-        self._meta["deprecated"] = True
-        self._meta["replaced_by"] = replaced_by
-        return self
+        return self.options(deprecated=True, replaced_by=replaced_by)
 
     def annotations(self, **hints: Any) -> ToolBuilder:
-        """Set behaviour hints (``read_only=True``, ``destructive=False``, ...)."""
-        self._annotations.update(hints)
+        """Add behaviour hints (``read_only=True``, ``destructive=False``, ...)."""
+        current = self._options.get("annotations") or {}
+        if isinstance(current, ToolAnnotations):
+            current = current.to_mcp()
+        self._options["annotations"] = {**current, **hints}
         return self
 
     def timeout(self, seconds: float) -> ToolBuilder:
         """Set the per-tool timeout in seconds."""
-        self._timeout = seconds
-        return self
+        return self.options(timeout=seconds)
 
     def build(self) -> Tool:
         """Check the parts and return the `Tool`.
@@ -151,23 +168,12 @@ class ToolBuilder:
             cast("Any", self._fn),
             cast("str", self._description),
         )
-        try:
-            meta = ToolMetadata.build(
-                category=self._category, tags=self._tags, examples=self._examples,
-                limitations=self._limitations, **self._meta,
-            )  # fmt: skip
-            notes = ToolAnnotations.coerce(self._annotations or None)
-        except (TypeError, ValueError) as exc:
-            raise ToolDefinitionError(name, str(exc)) from None
+        fields = tool_fields(name, {**self._options, "category": self._category})
         if self._schema is None:
-            built = function_tool(fn, name=name, description=description)
-            built = built.replace(metadata=meta, annotations=notes, timeout=self._timeout)
+            built = function_tool(fn, name=name, description=description).replace(**fields)
         else:
-            built = Tool(
-                name=name, description=description, handler=fn,
-                metadata=meta, annotations=notes, timeout=self._timeout,
-                source=self._source(name, self._schema, fn),
-            )  # fmt: skip
+            source = self._source(name, self._schema, fn)
+            built = Tool(name=name, description=description, handler=fn, source=source, **fields)
         return built.compile()
 
     @staticmethod

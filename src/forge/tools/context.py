@@ -18,6 +18,13 @@ class ExecutionContext:
     """Context passed to tools that ask for it (a parameter annotated with this type).
 
     It is never part of a tool's parameters schema, so the model never sees it.
+
+    ``timeout``, ``dry_run``, ``permissions`` and ``approve`` are not data for
+    tools but per-call overrides of the engine's own settings (`ToolExecutor`'s
+    ``dry_run``, ``permissions`` and ``approve``, and the timeout of its default
+    ``context``) for the calls made with this context, one session's say. They
+    are not a second mechanism: the engine applies them in the same steps. Each
+    field says how it combines with the engine's setting.
     """
 
     working_dir: str = field(default_factory=os.getcwd)
@@ -25,15 +32,17 @@ class ExecutionContext:
     session_id: str | None = None
     """The conversation or session the call belongs to."""
     dry_run: bool = False
-    """Validate and check permissions, but do not run the handler."""
+    """Make these calls dry runs (the engine's ``dry_run``, per call): validate and check
+    permissions, but do not run the handler. ``False`` keeps the engine's setting."""
     timeout: float = 120
-    """Seconds a call may take."""
+    """Seconds a call may take when neither the call nor the tool sets a timeout."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Application data for tools."""
     permissions: PermissionPolicy | None = None
-    """A policy for this session's calls, checked with the executor's own (the stricter wins)."""
+    """A policy for these calls, checked as well as the engine's ``permissions``
+    (the stricter answer wins, so it can only restrict)."""
     approve: Approver | None = None
-    """Answers the policies' ``ask`` for this session (overrides the executor's approver)."""
+    """Answers the policies' ``ask`` for these calls, instead of the engine's ``approve``."""
 
     def __post_init__(self) -> None:
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float):

@@ -77,15 +77,17 @@ class ToolExecutor(Engine):
         registry: Where tools are looked up (on every call, so changes apply at once).
         context: The context of calls made without one (default: a fresh `ExecutionContext`).
         hooks: Execution hooks (`forge.tools.hooks`), run in order.
-        permissions: A permission policy (`forge.tools.permissions`) checked for every call.
-        approve: Answers the policies' ``ask`` (sync or async).
+        permissions: A permission policy (`forge.tools.permissions`) checked for every call;
+            a context's ``permissions`` is checked too, for its calls (the stricter wins).
+        approve: Answers the policies' ``ask`` (sync or async); a context's ``approve``
+            answers instead, for its calls.
         metrics: ``True`` to collect `ExecutionMetrics` (read ``executor.metrics``), or an
             `ExecutionMetrics` to use.
         max_concurrency: The most calls running at once across this executor.
         max_threads: Worker threads for sync handlers (daemon threads: a handler
             abandoned after its timeout never blocks interpreter exit).
         dry_run: Run every step but the handler for every call (EX-7); a context's
-            ``dry_run`` does the same for the calls made with it.
+            ``dry_run`` turns it on for the calls made with it, never off.
         strict: Deprecated and ignored: arguments answering strict-mode definitions
             (``to_provider(..., strict=True)``) are always understood (`Tool.compile_`).
     """

@@ -36,7 +36,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
@@ -45,8 +45,7 @@ from forge.tools.context import ExecutionContext
 
 if TYPE_CHECKING:
     from forge.tools._sources import Compiled
-    from forge.tools.categories import ToolCategory
-    from forge.tools.metadata import ToolAnnotations
+    from forge.tools.options import ToolOptions
     from forge.tools.tool import Tool
 
 __all__ = ["Lifetime", "ToolFactory"]
@@ -79,13 +78,7 @@ class ToolFactory:
         *,
         lifetime: Lifetime = "singleton",
         config: Mapping[str, Any] | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        category: ToolCategory | str | None = None,
-        tags: Iterable[str] = (),
-        timeout: float | None = None,
-        annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-        max_concurrency: int | None = None,
+        **options: Unpack[ToolOptions],
     ) -> Tool:
         """Return a `Tool` whose instance ``factory`` creates when a call needs it.
 
@@ -93,17 +86,15 @@ class ToolFactory:
             factory: A tool class, or a function returning one (annotated with the class).
             lifetime: ``singleton`` (one instance, created on first use) or ``per_request``.
             config: Constructor arguments given directly (they win over dependencies).
-            name: The tool name (default: the class's ``name``, or its snake_case name).
-            description: The description (default: the class's, or its docstring).
-            category: The category (default: the class's ``category`` if it has one).
-            tags: Keywords for search.
-            timeout: Seconds a call may take.
-            annotations: Behaviour hints.
-            max_concurrency: The most calls that may run at once.
+            **options: Any of the `ToolOptions`; each one given (and not ``None``) wins
+                over the class's. By default the name is the class's ``name`` (or its
+                snake_case name), the description the class's (or its docstring), and a
+                `BaseTool` class's other options are its class attributes.
 
         Raises:
             ToolDefinitionError: The class is not a tool, or a dependency is missing.
         """
+        name, description = options.get("name"), options.get("description")
         if lifetime not in ("singleton", "per_request"):
             raise ToolDefinitionError(
                 str(name or getattr(factory, "__name__", None) or factory),
@@ -114,10 +105,8 @@ class ToolFactory:
         provider = _Provider(spec.name, self._creator(factory, bindings), lifetime, spec.cls)
         with self._lock:
             self._providers.append(provider)
-        return _make_tool(
-            spec, provider, category=category, tags=tags, timeout=timeout,
-            annotations=annotations, max_concurrency=max_concurrency,
-        )  # fmt: skip
+        given = {k: v for k, v in options.items() if v is not None}
+        return _make_tool(spec, provider, given)
 
     def _creator(self, factory: Callable[..., Any], bindings: dict[str, Any]) -> Callable[[], Any]:
         deps = self._dependencies
@@ -450,48 +439,27 @@ class _Unbound:
     """Stands in for ``self`` while the schema is read from ``__call__``; never called."""
 
 
-def _make_tool(
-    spec: _Spec,
-    provider: _Provider,
-    *,
-    category: ToolCategory | str | None,
-    tags: Iterable[str],
-    timeout: float | None,
-    annotations: ToolAnnotations | Mapping[str, Any] | None,
-    max_concurrency: int | None,
-) -> Tool:
-    from forge.tools.metadata import ToolAnnotations, ToolMetadata, string_tuple
+def _make_tool(spec: _Spec, provider: _Provider, given: dict[str, Any]) -> Tool:
+    from forge.tools.options import options_of, tool_fields
     from forge.tools.tool import Tool, is_coroutine
 
-    proto = spec.prototype
     if spec.kind == "base_tool":
         try:
-            category = category or proto.category
-            tags = string_tuple(tags, "tags") or string_tuple(getattr(proto, "tags", ()), "tags")
-            timeout = timeout or getattr(proto, "timeout", None)
-            annotations = annotations or getattr(proto, "annotations", None)
-            max_concurrency = max_concurrency or getattr(proto, "max_concurrency", None)
+            declared = options_of(spec.prototype)
         except Exception as exc:
             raise _unreadable(spec.name, spec.cls, exc) from None
         is_async = True
     else:
         own = spec.cls.__dict__.get("category")
-        category = category or (own if own is not None and not callable(own) else None)
+        declared = {"category": own} if own is not None and not callable(own) else {}
         is_async = is_coroutine(spec.cls.__call__)
-    try:
-        meta = ToolMetadata.build(category=category, tags=tags)
-        notes = ToolAnnotations.coerce(annotations)
-    except (TypeError, ValueError) as exc:
-        raise ToolDefinitionError(spec.name, str(exc)) from None
-    return Tool(
+    made = Tool(
         name=spec.name,
         description=spec.description,
-        metadata=meta,
-        annotations=notes,
-        timeout=timeout,
-        max_concurrency=max_concurrency,
         source=FactorySource(spec, provider, is_async),
+        **tool_fields(spec.name, {**declared, **given}),
     )
+    return made.compile() if made.metadata.examples else made
 
 
 def close_tools(tools: Iterable[Tool]) -> None:

@@ -7,22 +7,15 @@ from typing import Any
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools._names import check_name
-from forge.tools.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.options import OPTION_NAMES, reject_unknown, tool_fields
 from forge.tools.params import ToolParameter, parameters_schema
 from forge.tools.tool import Tool, is_coroutine
 
 __all__ = ["from_record"]
 
-_METADATA_KEYS = {
-    "display_name", "category", "tags", "examples", "usage_notes", "limitations",
-    "version", "author", "deprecated", "replaced_by",
-}  # fmt: skip
 _SCHEMA_KEYS = {"parameters", "inputSchema", "input_schema"}
 _OUTPUT_KEYS = {"output_schema", "outputSchema"}
-_KEYS = (
-    {"name", "description", "handler", "annotations", "timeout", "placement", "cheap", "title"}
-    | _METADATA_KEYS | _SCHEMA_KEYS | _OUTPUT_KEYS
-)  # fmt: skip
+_KEYS = OPTION_NAMES | {"handler", "cheap"} | _SCHEMA_KEYS | _OUTPUT_KEYS
 
 
 def from_record(record: Mapping[str, Any]) -> Tool:
@@ -31,10 +24,11 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     Required: ``name``, ``description`` and a callable ``handler``. The
     parameters come as ``parameters`` (a JSON Schema object, or a seed-002 list
     of ``{name, type, required, description}``) or ``inputSchema`` (MCP);
-    without them the tool takes no arguments. Metadata, ``annotations``
-    (snake_case or MCP hints), ``title``, ``timeout``, ``placement`` (``cheap:
-    true`` is read as ``placement: inline``) and ``output_schema`` /
-    ``outputSchema`` are optional. Any other key is rejected by name.
+    without them the tool takes no arguments. Every other option of
+    `ToolOptions` (metadata, ``annotations`` in snake_case or as MCP hints,
+    ``title``, ``timeout``, ``placement``, ...), ``output_schema`` /
+    ``outputSchema`` and ``cheap`` (``cheap: true`` is read as ``placement:
+    inline``) are optional. Any other key is rejected by name.
     """
     if not isinstance(record, Mapping):
         raise ToolDefinitionError(
@@ -42,7 +36,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
         )
     name = record.get("name")
     name = check_name(name)
-    _reject_unknown_keys(name, record)
+    reject_unknown(name, record, _KEYS, "key(s) in tool record")
     description = record.get("description")
     if not isinstance(description, str) or not description.strip():
         raise ToolDefinitionError(name, "a tool record needs a non-empty 'description' string")
@@ -54,46 +48,22 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     schema = _parameters(name, record)
     from forge.tools._sources import SchemaSource, call_style
 
-    try:
-        metadata = ToolMetadata.build(**{k: record[k] for k in _METADATA_KEYS if k in record})
-        notes = ToolAnnotations.coerce(record.get("annotations"))
-        if "title" in record and notes.title is None:
-            notes = ToolAnnotations.coerce({**notes.to_mcp(), "title": record["title"]})
-    except (TypeError, ValueError) as exc:
-        raise ToolDefinitionError(name, str(exc)) from None
-    output = _output_schema(name, record)
+    options = {k: v for k, v in record.items() if k in OPTION_NAMES}
+    options["placement"] = record.get("placement") or ("inline" if record.get("cheap") else "auto")
+    fields = tool_fields(name, options)
     result = Tool(
         name=name,
         description=description,
         handler=handler,
-        metadata=metadata,
-        annotations=notes,
-        timeout=record.get("timeout"),
-        output_schema=output,
-        placement=record.get("placement") or ("inline" if record.get("cheap") else "auto"),
+        output_schema=_output_schema(name, record),
         source=SchemaSource(
             schema, handler, call_style(name, handler, schema), is_coroutine(handler)
         ),
+        **fields,
     )
-    if metadata.examples:
+    if result.metadata.examples:
         result.compile()
     return result
-
-
-def _reject_unknown_keys(name: str, record: Mapping[str, Any]) -> None:
-    unknown = [k for k in record if k not in _KEYS]
-    if not unknown:
-        return
-    import difflib
-
-    hints = []
-    for key in unknown:
-        close = difflib.get_close_matches(str(key), _KEYS, n=1)
-        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    raise ToolDefinitionError(
-        name,
-        f"unknown key(s) in tool record: {', '.join(hints)}; allowed: {', '.join(sorted(_KEYS))}",
-    )
 
 
 def _parameters(name: str, record: Mapping[str, Any]) -> dict[str, Any]:

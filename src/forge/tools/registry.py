@@ -39,6 +39,7 @@ from forge.tools.tool import Tool
 
 if TYPE_CHECKING:
     from forge.tools.executor import ToolExecutor
+    from forge.tools.options import ToolOptions
     from forge.tools.prompt import PromptKeywords, PromptOptions
 
 __all__ = ["RegistryEvent", "ToolRegistry", "default_registry", "to_tool"]
@@ -549,7 +550,7 @@ class ToolRegistry:
         dependencies: Mapping[str | type, Any] | None = None,
         config: Mapping[str, Any] | None = None,
         replace: bool = False,
-        **options: Any,
+        **options: Unpack[ToolOptions],
     ) -> Tool:
         """Register a tool class (or factory function) whose instance is created on first use.
 
@@ -564,8 +565,8 @@ class ToolRegistry:
             dependencies: Values to inject by constructor parameter name or by type.
             config: Constructor arguments given directly.
             replace: Replace a registered tool of the same name.
-            **options: ``name``, ``description``, ``category``, ``tags``, ``timeout``,
-                ``annotations``, ``max_concurrency``.
+            **options: Any of the `ToolOptions`, winning over the class's (see
+                `ToolFactory.tool`).
         """
         from forge.tools.factory import ToolFactory
 

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, Unpack, overload
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools._names import check_name
 from forge.tools._param_table import analyse
 from forge.tools._readonly import freeze
 from forge.tools.categories import ToolCategory
-from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
+from forge.tools.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.options import tool_fields
 
 if TYPE_CHECKING:
     from forge.tools._param_table import Table
     from forge.tools._sources import Compiled, Source
     from forge.tools.failures import ErrorDetails
+    from forge.tools.options import ToolOptions
 
 __all__ = ["Placement", "Tool", "tool"]
 
@@ -274,35 +276,9 @@ def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:
 @overload
 def tool(fn: F, /) -> Tool: ...
 @overload
+def tool(**options: Unpack[ToolOptions]) -> Callable[[F], Tool]: ...
 def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    category: ToolCategory | str | None = None,
-    tags: Iterable[str] = (),
-    timeout: float | None = None,
-    examples: Iterable[ToolExample | Mapping[str, Any]] = (),
-    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-    placement: Placement = "auto",
-    max_concurrency: int | None = None,
-    error_details: ErrorDetails = "message",
-    **metadata: Any,
-) -> Callable[[F], Tool]: ...
-def tool(
-    fn: Callable[..., Any] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    category: ToolCategory | str | None = None,
-    tags: Iterable[str] = (),
-    timeout: float | None = None,
-    examples: Iterable[ToolExample | Mapping[str, Any]] = (),
-    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-    placement: Placement = "auto",
-    max_concurrency: int | None = None,
-    error_details: ErrorDetails = "message",
-    **metadata: Any,
+    fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]
 ) -> Tool | Callable[[F], Tool]:
     """Turn a typed function (sync or async) into a `Tool`.
 
@@ -313,78 +289,46 @@ def tool(
     called like the function.
 
     Args:
-        name: The tool name (default: the function's name).
-        description: The description (default: from the docstring).
-        category: A `ToolCategory` or its name.
-        tags: Keywords for search and filtering.
-        timeout: Seconds a call may take.
-        examples: Example calls, validated against the parameters.
-        annotations: Behaviour hints (``read_only``, ``destructive``, ...).
-        placement: Where the handler runs: ``auto``, ``inline`` or ``process`` (see
-            `Placement`).
-        max_concurrency: The most calls of this tool that may run at once (1 = one at a time).
-        error_details: How much of a handler exception the model sees.
-        **metadata: Other `ToolMetadata` fields (``display_name``, ``version``, ...).
+        **options: Any of the `ToolOptions` (``name``, ``description``,
+            ``category``, ``tags``, ``timeout``, ``placement``,
+            ``max_concurrency``, ``examples``, ...). ``name`` defaults to the
+            function's name, ``description`` to its docstring's.
+
+    Raises:
+        ToolDefinitionError: An unknown option, an invalid value or an
+            unsupported signature, naming the tool.
     """
 
     def decorate(func: Callable[..., Any]) -> Tool:
-        return function_tool(
-            func, name=name, description=description, category=category, tags=tags,
-            timeout=timeout, examples=examples, annotations=annotations, placement=placement,
-            max_concurrency=max_concurrency, error_details=error_details,
-            **metadata,
-        )  # fmt: skip
+        return function_tool(func, **options)
 
     if fn is not None:
         return decorate(fn)
     return decorate
 
 
-def function_tool(
-    func: Callable[..., Any],
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    category: ToolCategory | str | None = None,
-    tags: Iterable[str] = (),
-    timeout: float | None = None,
-    examples: Iterable[ToolExample | Mapping[str, Any]] = (),
-    annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-    placement: Placement = "auto",
-    max_concurrency: int | None = None,
-    error_details: ErrorDetails = "message",
-    **metadata: Any,
-) -> Tool:
+def function_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
     """Build a `Tool` from a typed function (the implementation of `tool`)."""
     from forge.tools._schema import check_signature, describe_function
     from forge.tools._sources import FunctionSource
 
+    name = options.get("name")
     if isinstance(func, Tool):
         raise ToolDefinitionError(func.name, "this function is already a Tool")
     if not callable(func):
         raise ToolDefinitionError(str(name), f"@tool needs a function, got {type(func).__name__}")
-    tool_name = name if name is not None else getattr(func, "__name__", None)
-    tool_name = check_name(tool_name)
+    tool_name = check_name(name if name is not None else getattr(func, "__name__", None))
     check_signature(tool_name, func)
     doc_description, param_docs = describe_function(func)
-    try:
-        meta = ToolMetadata.build(category=category, tags=tags, examples=examples, **metadata)
-        notes = ToolAnnotations.coerce(annotations)
-    except (TypeError, ValueError) as exc:
-        raise ToolDefinitionError(tool_name, str(exc)) from None
+    description = options.get("description")
     result = Tool(
         name=tool_name,
         description=description if description is not None else doc_description,
         handler=func,
-        metadata=meta,
-        annotations=notes,
-        timeout=timeout,
-        placement=placement,
-        max_concurrency=max_concurrency,
-        error_details=error_details,
         source=FunctionSource(func, param_docs, is_coroutine(func)),
+        **tool_fields(tool_name, options),
     )
-    if meta.examples:
+    if result.metadata.examples:
         result.compile()
     return result
 

@@ -1,11 +1,21 @@
 """The forge-tools exception hierarchy (forge.core.errors)."""
 
 import copy
+import functools
+import importlib
 import pickle
+import pkgutil
+import re
+from types import ModuleType
 
 import pytest
 
+import forge
+import forge.core.errors
 from forge.core.errors import (
+    BlockedAddressError,
+    ConfigError,
+    DuplicateHandlerError,
     DuplicateToolError,
     FieldError,
     ForgeError,
@@ -14,6 +24,7 @@ from forge.core.errors import (
     ToolError,
     ToolNotFoundError,
     ToolValidationError,
+    UnsupportedProviderError,
 )
 
 
@@ -26,6 +37,7 @@ from forge.core.errors import (
         (ToolValidationError, ValueError),
         (ToolNotFoundError, LookupError),
         (MissingDependencyError, ImportError),
+        (DuplicateHandlerError, ValueError),
     ],
 )
 def test_hierarchy(error: type[Exception], builtin: type[Exception]) -> None:
@@ -170,6 +182,10 @@ ALL_ERRORS = [
         "t", [FieldError(path="a", message="missing required parameter", kind="missing")]
     ),
     MissingDependencyError("mcp", "mcp"),
+    DuplicateHandlerError("internal", "notes.add"),
+    UnsupportedProviderError("nope", ["openai"]),
+    ConfigError(["a.yaml: tool 't': bad"]),
+    BlockedAddressError("example.test", "10.0.0.1", "private"),
 ]
 
 
@@ -186,3 +202,131 @@ def test_errors_survive_pickling(error: ForgeError) -> None:
 def test_errors_can_be_copied(error: ForgeError) -> None:
     """copy.copy works on every error."""
     assert str(copy.copy(error)) == str(error)
+
+
+def test_duplicate_handler_error_names_the_handler() -> None:
+    """DuplicateHandlerError names the kind and the name, and says what to do instead."""
+    err = DuplicateHandlerError("internal", "notes.add")
+    assert (err.kind, err.name) == ("internal", "notes.add")
+    assert str(err).startswith("an internal handler named 'notes.add' is already registered;")
+    assert "another name" in str(err)
+
+
+# -- the one tree: every exception class of the package, drawn in forge.core.errors ----------
+
+TREE_LINE = re.compile(r"^[\s│├└─]*(?P<name>\w+)\((?P<bases>[\w, ]+)\)", re.MULTILINE)
+
+
+@functools.cache
+def _modules() -> list[ModuleType]:
+    """Every module of the forge package, imported (integrations too: dev has their extras)."""
+
+    def fail(name: str) -> None:
+        raise ImportError(f"cannot import {name}")
+
+    found = pkgutil.walk_packages(forge.__path__, "forge.", onerror=fail)
+    return [forge, *(importlib.import_module(info.name) for info in found)]
+
+
+def _is_private(module_name: str) -> bool:
+    return any(part.startswith("_") for part in module_name.split("."))
+
+
+def _exception_classes() -> set[type[BaseException]]:
+    """Every exception (and warning) class defined in the package."""
+    return {
+        value
+        for module in _modules()
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, BaseException)
+        and value.__module__.startswith("forge.")
+    }
+
+
+def _public_names(module: ModuleType) -> list[str]:
+    """A module's ``__all__``, else the public names it defines itself."""
+    exported = getattr(module, "__all__", None)
+    if exported is not None:
+        return list(exported)
+    return [
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == module.__name__
+    ]
+
+
+def _public_homes() -> dict[type[BaseException], set[str]]:
+    """Exception classes a public module exports, with the modules that export each."""
+    homes: dict[type[BaseException], set[str]] = {}
+    for module in _modules():
+        if _is_private(module.__name__):
+            continue
+        for name in _public_names(module):
+            value = getattr(module, name)
+            if isinstance(value, type) and issubclass(value, BaseException):
+                homes.setdefault(value, set()).add(module.__name__)
+    return homes
+
+
+def _drawn() -> dict[str, tuple[str, str]]:
+    """The classes the errors module docstring draws: name -> (bases, the text of its entry)."""
+    doc = forge.core.errors.__doc__ or ""
+    matches = list(TREE_LINE.finditer(doc))
+    entries: dict[str, tuple[str, str]] = {}
+    for match, following in zip(matches, [*matches[1:], None], strict=True):
+        end = following.start() if following is not None else doc.find("\n\n", match.end())
+        entries[match["name"]] = (match["bases"], doc[match.start() : end])
+    return entries
+
+
+def test_every_forge_error_is_drawn_in_the_tree() -> None:
+    """Every ForgeError subclass, wherever it lives, is drawn in the errors docstring."""
+    drawn = _drawn()
+    errors = {cls for cls in _exception_classes() if issubclass(cls, ForgeError)}
+    assert sorted(cls.__name__ for cls in errors if cls.__name__ not in drawn) == []
+
+
+def test_the_tree_draws_each_class_with_its_bases() -> None:
+    """Each drawn class exists, with the bases it is drawn with (the tree cannot go stale)."""
+    classes = {cls.__name__: cls for cls in _exception_classes()}
+    for name, (bases, _) in _drawn().items():
+        if name == "ForgeError":
+            assert bases == "Exception"
+            continue
+        assert name in classes, f"{name} is drawn but not defined"
+        actual = ", ".join(base.__name__ for base in classes[name].__bases__)
+        assert bases == actual, name
+
+
+def test_the_tree_says_where_to_import_the_errors_defined_elsewhere() -> None:
+    """A drawn class not in forge.core.errors names a public module that exports it."""
+    homes = _public_homes()
+    for cls in _exception_classes():
+        entry = _drawn().get(cls.__name__)
+        if entry is None or cls.__module__ == "forge.core.errors":
+            continue
+        named = re.findall(r"import from ([\w.]+)", entry[1])
+        assert named, f"{cls.__name__}: say where to import it"
+        assert set(named) <= homes.get(cls, set()), cls.__name__
+
+
+def test_no_public_exception_is_outside_the_tree() -> None:
+    """A public exception class is a ForgeError (or the drawn warning); the rest are internal."""
+    homes = _public_homes()
+    outside = {
+        cls
+        for cls in _exception_classes()
+        if not issubclass(cls, ForgeError) and cls.__name__ not in _drawn()
+    }
+    assert sorted(f"{cls.__module__}.{cls.__name__}" for cls in outside if cls in homes) == []
+    for cls in outside:
+        assert _is_private(cls.__module__) or cls.__name__.startswith("_"), cls
+        assert "internal" in (cls.__doc__ or ""), f"{cls.__qualname__}: say it is internal"
+
+
+def test_the_one_warning_is_drawn_beside_the_tree() -> None:
+    """ConfigWarning is the package's only warning class, and the docstring draws it."""
+    warnings = {cls for cls in _exception_classes() if issubclass(cls, Warning)}
+    assert warnings == {forge.core.errors.ConfigWarning}
+    assert _drawn()["ConfigWarning"][0] == "UserWarning"

@@ -389,3 +389,13 @@ def test_a_dry_run_executor_never_calls_a_handler() -> None:
     assert asyncio.run(ex.run("add", {"a": "x"})).error_kind == "invalid_arguments"
     denied = ex.run_sync("add", {"a": 1, "b": 2}, ExecutionContext(permissions=deny))
     assert denied.error_kind == "denied"
+
+
+def test_a_context_can_ask_for_a_dry_run_but_not_out_of_one() -> None:
+    """A context's dry_run is the engine's setting for its calls: it turns it on, never off."""
+    real, dry = ToolExecutor(REGISTRY), ToolExecutor(REGISTRY, dry_run=True)
+    asked = real.run_sync("add", {"a": 1, "b": 2}, ExecutionContext(dry_run=True))
+    kept = dry.run_sync("add", {"a": 1, "b": 2}, ExecutionContext(dry_run=False))
+    assert (asked.output, asked.metadata.get("dry_run")) == (None, True)
+    assert (kept.output, kept.metadata.get("dry_run")) == (None, True)
+    assert real.run_sync("add", {"a": 1, "b": 2}, ExecutionContext()).output == 3

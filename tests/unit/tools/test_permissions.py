@@ -184,6 +184,18 @@ def test_context_permissions_apply_without_an_executor_policy() -> None:
     assert ex.run_sync("delete_file", {"path": "home"}, ctx).error_kind is ErrorKind.DENIED
 
 
+def test_a_context_approver_answers_instead_of_the_executors() -> None:
+    """A context's approve answers for its calls; calls without one keep the executor's."""
+    ex = ToolExecutor(
+        registry(),
+        permissions=RuleBasedPolicy(ask=["delete_file"]),
+        approve=lambda request, decision: False,
+    )
+    yes = ExecutionContext(approve=lambda request, decision: True)
+    assert ex.run_sync("delete_file", {"path": "x"}, yes).success
+    assert ex.run_sync("delete_file", {"path": "x"}).error_kind is ErrorKind.DENIED
+
+
 def test_a_failing_policy_denies(caplog: pytest.LogCaptureFixture) -> None:
     """A policy or approver that raises (or answers nonsense) denies the call and is logged."""
 

@@ -31,6 +31,9 @@ ERROR_NAMES = [
     "ToolValidationError",
 ]
 
+# What `forge.tools` imports for its own use: public names, but nothing of forge's.
+IMPORT_HELPERS = {"Any", "TYPE_CHECKING", "annotations"}
+
 # Optional integrations and the heavy dependencies, loaded only when first needed.
 NOT_LOADED_ON_IMPORT = [
     "mcp",
@@ -50,6 +53,15 @@ NOT_LOADED_ON_IMPORT = [
 ]
 
 
+def _run(code: str) -> str:
+    """Run ``code`` in a fresh interpreter and return what it printed."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def test_all_is_sorted() -> None:
     """forge.tools.__all__ is sorted."""
     assert forge.tools.__all__ == sorted(forge.tools.__all__)
@@ -61,9 +73,25 @@ def test_all_has_no_duplicates() -> None:
 
 
 def test_all_names_resolve() -> None:
-    """Every name in forge.tools.__all__ is an attribute of the package."""
+    """Every name in forge.tools.__all__ is an attribute of the package, lazy ones included."""
     missing = [name for name in forge.tools.__all__ if not hasattr(forge.tools, name)]
     assert missing == []
+
+
+def test_all_names_resolve_on_first_use() -> None:
+    """In a fresh interpreter, every exported name resolves, each lazy one to its own module's."""
+    code = (
+        "import importlib, inspect, json, forge.tools\n"
+        "wrong = []\n"
+        "for name in forge.tools.__all__:\n"
+        "    value = getattr(forge.tools, name)\n"
+        "    home = getattr(value, '__module__', None)\n"
+        "    if inspect.isclass(value) or inspect.isfunction(value):\n"
+        "        if getattr(importlib.import_module(home), name, None) is not value:\n"
+        "            wrong.append(name)\n"
+        "print(json.dumps(wrong))\n"
+    )
+    assert json.loads(_run(code)) == []
 
 
 def test_all_includes_core_names() -> None:
@@ -72,16 +100,23 @@ def test_all_includes_core_names() -> None:
 
 
 def test_all_is_complete() -> None:
-    """Every public class or function the package namespace holds from forge is in __all__."""
-    exported = set(forge.tools.__all__)
+    """Every public name of the package, lazily loaded or not, is in __all__, and the reverse.
+
+    Left out are only its submodules and the imports the package uses itself.
+    """
     public = {
         name
-        for name, value in vars(forge.tools).items()
-        if not name.startswith("_")
-        and (inspect.isclass(value) or inspect.isfunction(value))
-        and getattr(value, "__module__", "").startswith("forge.")
+        for name in dir(forge.tools)
+        if not name.startswith("_") and not inspect.ismodule(getattr(forge.tools, name))
     }
-    assert public - exported == set()
+    assert public - IMPORT_HELPERS == set(forge.tools.__all__)
+
+
+def test_dir_lists_lazy_names_before_they_load() -> None:
+    """dir(forge.tools) in a fresh interpreter already lists every exported name."""
+    listed = json.loads(_run("import json, forge.tools; print(json.dumps(dir(forge.tools)))"))
+    assert set(forge.tools.__all__) <= set(listed)
+    assert listed == sorted(listed)
 
 
 def test_star_import_matches_all() -> None:
@@ -125,8 +160,4 @@ def test_import_loads_no_heavy_modules(statement: str) -> None:
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in watched)\n"
         "print(json.dumps(loaded))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == []
+    assert json.loads(_run(code)) == []

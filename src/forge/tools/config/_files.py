@@ -12,7 +12,10 @@ SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
 
 
 class FileProblem(Exception):
-    """A file that cannot be read as a list of tool definitions (internal)."""
+    """A file that cannot be read as a list of tool definitions (internal).
+
+    `load_tools` turns it into a `ConfigIssue` of its report (or a `ConfigError`).
+    """
 
 
 class FileMissing(FileProblem):

@@ -24,7 +24,7 @@ _REDIRECTS = {301, 302, 303, 307, 308}
 
 
 class _TooLarge(Exception):
-    pass
+    """The response body passed its size limit (internal: caught in this module)."""
 
 
 def http_handler(

@@ -8,8 +8,11 @@ A definition holds:
   only be ``"function"``. ``handler`` is a label recorded in the tool's
   metadata; what runs is ``implementation.handler`` (``builtin`` and
   ``internal``), the mock response or the HTTP request.
-* metadata (``category``, ``tags``, ``examples``...), ``annotations``,
-  ``timeout`` and ``output_schema``: optional.
+* ``output_schema`` and the options of `forge.tools.options.ToolOptions`
+  (metadata such as ``category``, ``tags`` and ``examples``, ``annotations``,
+  ``title``, ``timeout``, ``max_concurrency``, ``error_details``): optional.
+  Not ``placement``, which follows the implementation (a mock runs inline),
+  nor ``extra``, which records the implementation.
 
 A definition is checked completely (every problem is reported at once), its
 implementation resolved and the tool compiled before it is returned, so an
@@ -27,17 +30,15 @@ from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
 from forge.tools._names import check_name
 from forge.tools.config.handlers import HandlerRegistry
+from forge.tools.options import OPTION_NAMES
 from forge.tools.tool import Tool
 
 __all__ = ["IMPLEMENTATION_TYPES", "build_tool"]
 
 IMPLEMENTATION_TYPES = ("mock", "builtin", "internal", "http")
-_METADATA = {
-    "display_name", "category", "tags", "examples", "usage_notes", "limitations",
-    "version", "author", "deprecated", "replaced_by",
-}  # fmt: skip
-_PASSED_ON = _METADATA | {"name", "description", "parameters", "annotations", "timeout",
-                          "output_schema"}  # fmt: skip
+# The implementation decides where a handler runs, and the loader writes ``extra``.
+_NOT_IN_FILES = {"placement", "extra"}
+_PASSED_ON = (OPTION_NAMES - _NOT_IN_FILES) | {"parameters", "output_schema"}
 _KEYS = _PASSED_ON | {"type", "handler", "implementation"}
 _REQUIRED = ("description", "parameters", "implementation")
 T = TypeVar("T")

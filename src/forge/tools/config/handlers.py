@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 
-from forge.core._text import article
+from forge.core.errors import DuplicateHandlerError
 
 __all__ = ["HandlerRegistry", "builtin_handlers"]
 
@@ -46,7 +46,8 @@ class HandlerRegistry:
         """Register ``fn`` under ``name``; without ``fn``, return a decorator.
 
         Raises:
-            ValueError: The name is malformed or already taken.
+            DuplicateHandlerError: The name is already taken (a `ValueError`).
+            ValueError: The name is malformed.
             TypeError: ``fn`` is not callable.
         """
         if not isinstance(name, str) or not _HANDLER_NAME.match(name):
@@ -64,8 +65,7 @@ class HandlerRegistry:
             raise TypeError(f"{self.kind} handler {name!r} must be callable")
         with self._lock:
             if name in self._handlers:
-                what = article(self.kind)
-                raise ValueError(f"{what} handler named {name!r} is already registered")
+                raise DuplicateHandlerError(self.kind, name)
             self._handlers = {**self._handlers, name: fn}
         return fn
 

@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 
-from forge.core.errors import ConfigError, ConfigWarning, ToolDefinitionError
+from forge.core.errors import (
+    ConfigError,
+    ConfigWarning,
+    DuplicateHandlerError,
+    ToolDefinitionError,
+)
 from forge.tools import ToolCategory, ToolRegistry
 from forge.tools.config import HandlerRegistry, builtin_handlers, load_tools
 
@@ -276,7 +281,7 @@ def test_builtin_registry_extensions() -> None:
     assert handlers.get("double") is double
     assert "double" not in builtin_handlers()
     assert len(handlers.copy()) == len(handlers)
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(DuplicateHandlerError, match="already registered"):
         handlers.register("double", double)
     with pytest.raises(ValueError, match="invalid builtin handler name"):
         handlers.register("bad name", double)
@@ -431,7 +436,7 @@ def test_an_internal_tool_without_a_handler_is_named_with_the_right_article() ->
     with pytest.raises(ToolDefinitionError, match="an internal implementation needs 'handler'"):
         build_tool(bare, builtins=builtin_handlers(), internal=HandlerRegistry("internal"))
     internal = HandlerRegistry("internal", {"notes.add": lambda: None})
-    with pytest.raises(ValueError, match=r"an internal handler named 'notes\.add'"):
+    with pytest.raises(DuplicateHandlerError, match=r"an internal handler named 'notes\.add'"):
         internal.register("notes.add", lambda: None)
 
 

@@ -43,7 +43,7 @@ _KNOWN_HINTS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "o
 
 
 class MCPConnectionError(ForgeError, ConnectionError):
-    """The MCP server could not be reached or did not complete the handshake."""
+    """The MCP server could not be reached, did not complete the handshake, or has gone."""
 
 
 class MCPClient:
@@ -179,14 +179,14 @@ class MCPClient:
     async def _call(self, remote: str, arguments: dict[str, Any]) -> types.CallToolResult:
         client = self._client
         if client is None or (self._stop is not None and self._stop.is_set()):
-            raise ConnectionError("the connection is closed")
+            raise MCPConnectionError("the connection is closed")
         return await client.call_tool(remote, arguments, read_timeout_seconds=self.timeout)
 
     def _submit(self, coro: Coroutine[Any, Any, T]) -> Any:
         loop = self._loop
         if loop is None or loop.is_closed() or self._closed:
             coro.close()
-            raise ConnectionError("the connection is closed")
+            raise MCPConnectionError("the connection is closed")
         return asyncio.run_coroutine_threadsafe(coro, loop)
 
     # -- the background loop -------------------------------------------------
