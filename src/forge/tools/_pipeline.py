@@ -44,12 +44,18 @@ from forge.tools import failures
 from forge.tools._deadline import Expired, guard
 from forge.tools._drive import Waiter, _AsyncWait, _BlockingWait
 from forge.tools._placement import _NO_DEADLINE, Placement
-from forge.tools._run import _run_coroutine, call_sync, failure, finish
-from forge.tools._steps import (
+from forge.tools._run import (
     JSON_SCALARS,
+    _checked,
+    _run_coroutine,
+    call_sync,
+    failure,
+    finish,
+    sync_runner,
+)
+from forge.tools._steps import (
     TRACE,
     _cancelling,
-    _checked,
     _coerce_call,
     _hook_failed,
     _hook_result,
@@ -70,8 +76,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from forge.tools._sources import Compiled
+    from forge.tools._store import ToolStore
     from forge.tools.permissions import Approver, PermissionPolicy
-    from forge.tools.registry import ToolRegistry
     from forge.tools.tool import Tool
 
 
@@ -93,7 +99,7 @@ class Engine(Placement):
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: ToolStore,
         context: ExecutionContext | None,
         *,
         hooks: tuple[Any, ...] = (),
@@ -147,9 +153,7 @@ class Engine(Placement):
             return call
         tool = self._get(call.name)
         if call.argument_error is not None and tool is not None:
-            from forge.tools._repair import invalid_json_result
-
-            failed = invalid_json_result(call, tool)
+            failed = failures.invalid_json_result(call, tool)
             return await self._finish_early(io, call.name, call.raw_arguments, ctx, call.id, failed)
         return await self._entry(io, call.name, call.arguments, ctx, call.id, timeout)
 
@@ -347,7 +351,8 @@ class Engine(Placement):
             started = time.perf_counter()
         try:
             compiled = tool._compiled or tool.compile_()
-            result = _checked(compiled.run_sync(args, ctx))
+            run = compiled.run_sync or sync_runner(tool, compiled)
+            result = _checked(run(args, ctx))
         except Exception as exc:  # the runner validates first: its errors are the model's
             result = _rejected(tool, exc)
         if call_id is not None:

@@ -28,8 +28,8 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools import failures
 from forge.tools._deadline import Expired, guard
 from forge.tools._limits import Limiter
-from forge.tools._run import call_sync, failure, finish, start_async
-from forge.tools._steps import _cancelling, _checked, _from_outcome
+from forge.tools._run import _checked, call_sync, failure, finish, start_async
+from forge.tools._steps import _cancelling, _from_outcome
 from forge.tools._workers import Workers
 
 if TYPE_CHECKING:

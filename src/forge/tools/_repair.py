@@ -25,16 +25,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from forge.core._text import article
 
-if TYPE_CHECKING:
-    from forge.tools.calls import ToolCall
-    from forge.tools.results import ToolResult
-    from forge.tools.tool import Tool
-
-__all__ = ["Decoded", "decode_arguments", "invalid_json_result"]
+__all__ = ["Decoded", "decode_arguments"]
 
 #: How much of the model's raw arguments an error message quotes.
 QUOTE_CHARS = 300
@@ -295,30 +290,3 @@ def quote(raw: str, limit: int = QUOTE_CHARS) -> str:
     if len(raw) <= limit:
         return raw
     return f"{raw[:limit]}... ({len(raw) - limit} more characters)"
-
-
-def invalid_json_result(call: ToolCall, tool: Tool | None) -> ToolResult:
-    """The ``invalid_json`` result for a call whose arguments could not be decoded."""
-    from forge.tools import failures
-
-    hint = _schema_hint(tool) if tool is not None else ""
-    return failures.invalid_json(call.name, call.argument_error or "", hint)
-
-
-def _schema_hint(tool: Tool) -> str:
-    """``" with the keys query (string, required), limit (integer)"`` from the schema."""
-    try:
-        schema = tool.parameters
-    except Exception:  # a misconfigured tool is reported when it runs
-        return ""
-    props = schema.get("properties") or {}
-    if not isinstance(props, Mapping) or not props:
-        return " (this tool takes no arguments: send {})" if not props else ""
-    required = set(schema.get("required") or ())
-    parts = []
-    for name, sub in list(props.items())[:20]:
-        kind = sub.get("type") if isinstance(sub, Mapping) else None
-        label = "/".join(kind) if isinstance(kind, list) else (kind or "any")
-        parts.append(f"{name} ({label}{', required' if name in required else ''})")
-    more = ", ..." if len(props) > 20 else ""
-    return " with the keys " + ", ".join(parts) + more

@@ -6,6 +6,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
+from forge.tools import failures
 from forge.tools.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
@@ -34,6 +35,16 @@ def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
 
     compiled.run_sync = run_sync
     return compiled
+
+
+def sync_runner(tool: Tool, compiled: Compiled) -> Callable[[Any, Any], ToolResult]:
+    """The runner of a sync tool's fast path (`attach_runners`), built on first use."""
+    run = compiled.run_sync
+    if run is None:
+        run = attach_runners(tool, compiled).run_sync
+        if run is None:
+            raise RuntimeError(f"tool {tool.name!r} is async: it has no sync runner")
+    return run
 
 
 def _inline_runner(
@@ -65,27 +76,46 @@ def _inline_runner(
         if isinstance(out, ToolResult):
             return out if out.tool_name else out.for_call(out.call_id, name)
         _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
-        from forge.tools._steps import _checked
-
         return _checked(result)  # an output a model cannot receive becomes a failure
 
     return run_sync
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+JSON_SCALARS = _SCALARS
+_to_jsonable: Any = None
+
+
+def _checked(result: ToolResult) -> ToolResult:
+    """Keep results a model can receive: JSON-able output, messages within the size limit."""
+    if not result.success:
+        error = result.error
+        if error is not None and len(error) > failures.MAX_MESSAGE_CHARS:
+            return result.replace(error=failures.limit(error))
+        return result
+    out = result.output
+    if type(out) in JSON_SCALARS:
+        return result
+    global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
+    if _to_jsonable is None:
+        from pydantic_core import to_jsonable_python
+
+        _to_jsonable = to_jsonable_python
+    try:
+        _to_jsonable(out)
+    except Exception as exc:
+        detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+        return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
+    return result
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:
     """Turn a handler exception into a failed result (TC-3a: no traceback unless opted in)."""
-    from forge.tools import failures
-
     return failures.tool_error(tool, exc)
 
 
 def invalid(tool_name: str, exc: ToolValidationError, tool: Tool | None = None) -> ToolResult:
     """Turn a validation error into a failed result naming every bad field and its schema."""
-    from forge.tools import failures
-
     parameters = None
     if tool is not None and tool._compiled is not None:
         parameters = tool._compiled.parameters
@@ -123,8 +153,6 @@ def _cancelled(tool: Tool, exc: BaseException) -> ToolResult:
 
     if not isinstance(exc, asyncio.CancelledError) or _being_cancelled():
         raise exc
-    from forge.tools import failures
-
     return failures.cancelled(tool.name)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolDefinitionError
@@ -19,16 +19,10 @@ from forge.tools.context import ExecutionContext
 
 if TYPE_CHECKING:
     from forge.tools._param_table import Table
-    from forge.tools.base import BaseTool
-    from forge.tools.tool import Tool
 
-__all__ = ["BaseToolSource", "Compiled", "FunctionSource", "ModelSource", "SchemaSource", "Source"]
+__all__ = ["Compiled", "FunctionSource", "ModelSource", "SchemaSource", "Source"]
 
 Invoke = Callable[[dict[str, Any], "ExecutionContext | None"], Any]
-
-
-def _unattached(_args: Any, _context: ExecutionContext | None) -> Any:
-    raise RuntimeError("runners are attached when the tool is compiled; use Tool.compile_()")
 
 
 @dataclass(slots=True)
@@ -42,8 +36,8 @@ class Compiled:
     """Set when the handler is called as ``fn(**kwargs)`` with nothing injected."""
     validate_python: Callable[[Any], Any] | None = None
     """pydantic-core's validator returning ``(args, kwargs)``, when that is the validator."""
-    run_sync: Callable[[Any, ExecutionContext | None], Any] = field(default=_unattached)
-    """Validate and call a sync handler inline (set by `forge.tools._run.attach_runners`)."""
+    run_sync: Callable[[Any, ExecutionContext | None], Any] | None = None
+    """Validate and call a sync handler inline (built on first use by `_run.sync_runner`)."""
     table: Table | None = None
     """The parameter table of a simple schema (set by `Tool.compile_`), read by the formats."""
 
@@ -56,12 +50,12 @@ class Source(Protocol):
         """Whether calling the handler returns an awaitable."""
         ...
 
-    def compile(self, tool: Tool) -> Compiled:
+    def compile(self, name: str) -> Compiled:
         """Build the schema, validator and invoker."""
         ...
 
 
-def _context(ctx: ExecutionContext | None) -> ExecutionContext:
+def default_context(ctx: ExecutionContext | None) -> ExecutionContext:
     return ctx if ctx is not None else ExecutionContext()
 
 
@@ -73,11 +67,11 @@ class FunctionSource:
     param_descriptions: Mapping[str, str]
     is_async: bool
 
-    def compile(self, tool: Tool) -> Compiled:
+    def compile(self, name: str) -> Compiled:
         from forge.tools._schema import function_schema
 
-        schema = function_schema(tool.name, self.fn, dict(self.param_descriptions))
-        validate = arguments_validator(tool.name, schema.validate_python)
+        schema = function_schema(name, self.fn, dict(self.param_descriptions))
+        validate = arguments_validator(name, schema.validate_python)
         fn = self.fn
         if not schema.context_params:
             return Compiled(
@@ -86,7 +80,7 @@ class FunctionSource:
         names = schema.context_params
 
         def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
-            context = _context(ctx)
+            context = default_context(ctx)
             return fn(**kwargs, **dict.fromkeys(names, context))
 
         return Compiled(schema.parameters, validate, invoke, None)
@@ -104,11 +98,11 @@ class SchemaSource:
     call_style: CallStyle
     is_async: bool
 
-    def compile(self, tool: Tool) -> Compiled:
-        validate = SchemaValidator(tool.name, self.schema)
+    def compile(self, name: str) -> Compiled:
+        validate = SchemaValidator(name, self.schema)
         fn = self.fn
         if fn is None:
-            raise ToolDefinitionError(tool.name, "this tool has no handler to call")
+            raise ToolDefinitionError(name, "this tool has no handler to call")
         if self.call_style == "dict":
             return Compiled(dict(self.schema), validate, lambda kw, _ctx: fn(kw), None)
         return Compiled(dict(self.schema), validate, lambda kw, _ctx: fn(**kw), fn)
@@ -127,13 +121,13 @@ class ModelSource:
     pass_as: str | None
     is_async: bool
 
-    def compile(self, tool: Tool) -> Compiled:
+    def compile(self, name: str) -> Compiled:
         from forge.tools._schema import model_schema
 
-        schema = model_schema(tool.name, self.model)
+        schema = model_schema(name, self.model)
         fn, pass_as = self.fn, self.pass_as
         if pass_as is None:
-            validate = arguments_validator(tool.name, schema.validate_python)
+            validate = arguments_validator(name, schema.validate_python)
             return Compiled(schema.parameters, validate, lambda kw, _ctx: fn(**kw), fn)
         validate_python = schema.validate_python
 
@@ -141,31 +135,9 @@ class ModelSource:
             return ((), {pass_as: validate_python(args)})
 
         return Compiled(
-            schema.parameters, arguments_validator(tool.name, as_instance),
+            schema.parameters, arguments_validator(name, as_instance),
             lambda kw, _ctx: fn(**kw), fn,
         )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class BaseToolSource:
-    """A `BaseTool` instance (seed 004): `ToolParameter`s and ``async _execute``."""
-
-    instance: BaseTool
-    is_async: bool = True
-
-    def compile(self, tool: Tool) -> Compiled:
-        from forge.tools.params import parameters_schema
-
-        try:
-            schema = parameters_schema(self.instance.parameters)
-        except ValueError as exc:
-            raise ToolDefinitionError(tool.name, str(exc)) from None
-        run = self.instance._execute
-
-        def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
-            return run(_context(ctx), **kwargs)
-
-        return Compiled(schema, SchemaValidator(tool.name, schema), invoke, None)
 
 
 def call_style(name: str, fn: Callable[..., Any], schema: Mapping[str, Any]) -> CallStyle:

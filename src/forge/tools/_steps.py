@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools import failures
-from forge.tools._run import finish, invalid
+from forge.tools._run import _checked, finish, invalid
 from forge.tools._validation import TOO_DEEP
 from forge.tools.calls import ToolCall
 from forge.tools.results import ErrorKind, ToolResult
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 
 logger = get_logger("tools.executor")
 TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
-JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
-_to_jsonable: Any = None
 
 
 def _check_limit(what: str, value: int | None) -> None:
@@ -67,29 +65,6 @@ def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
             return compiled.validate(args)  # raises ToolValidationError naming every field
         return kwargs
     return compiled.validate(args)
-
-
-def _checked(result: ToolResult) -> ToolResult:
-    """Keep results a model can receive: JSON-able output, messages within the size limit."""
-    if not result.success:
-        error = result.error
-        if error is not None and len(error) > failures.MAX_MESSAGE_CHARS:
-            return result.replace(error=failures.limit(error))
-        return result
-    out = result.output
-    if type(out) in JSON_SCALARS:
-        return result
-    global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
-    if _to_jsonable is None:
-        from pydantic_core import to_jsonable_python
-
-        _to_jsonable = to_jsonable_python
-    try:
-        _to_jsonable(out)
-    except Exception as exc:
-        detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
-        return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
-    return result
 
 
 def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:

@@ -6,18 +6,17 @@ This module also re-exports the value types the seed imports from here.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from forge.core.errors import ToolValidationError
+from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.tools._sources import Compiled, default_context
 from forge.tools.categories import ToolCategory
 from forge.tools.context import ExecutionContext
 from forge.tools.metadata import ToolAnnotations, ToolMetadata
 from forge.tools.params import ToolParameter
 from forge.tools.results import ToolResult
-from forge.tools.tool import Tool
-
-if TYPE_CHECKING:
-    from forge.tools.failures import ErrorDetails
+from forge.tools.tool import ErrorDetails, Tool
 
 __all__ = ["BaseTool", "ExecutionContext", "ToolCategory", "ToolParameter", "ToolResult"]
 
@@ -67,8 +66,6 @@ class BaseTool(ABC):
         """Return the canonical `Tool` record for this instance (built once)."""
         cached: Tool | None = self.__dict__.get("_forge_tool")
         if cached is None:
-            from forge.tools._sources import BaseToolSource
-
             cached = Tool(
                 name=self.name,
                 description=self.description,
@@ -118,7 +115,31 @@ def _engine_of(owner: BaseTool, tool: Tool) -> Any:
     """The engine of a tool run on its own (a one-tool registry, no hooks), built once."""
     engine = owner.__dict__.get("_forge_engine")
     if engine is None:
-        from forge.tools.registry import ToolRegistry
+        from forge.tools._store import ToolStore
+        from forge.tools.executor import contextless
 
-        engine = owner.__dict__["_forge_engine"] = ToolRegistry([tool])._engine()
+        engine = owner.__dict__["_forge_engine"] = contextless(ToolStore([tool]))
     return engine
+
+
+@dataclass(frozen=True, slots=True)
+class BaseToolSource:
+    """A `BaseTool` instance (seed 004): `ToolParameter`s and ``async _execute``."""
+
+    instance: BaseTool
+    is_async: bool = True
+
+    def compile(self, name: str) -> Compiled:
+        from forge.tools._validation import SchemaValidator
+        from forge.tools.params import parameters_schema
+
+        try:
+            schema = parameters_schema(self.instance.parameters)
+        except ValueError as exc:
+            raise ToolDefinitionError(name, str(exc)) from None
+        run = self.instance._execute
+
+        def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
+            return run(default_context(ctx), **kwargs)
+
+        return Compiled(schema, SchemaValidator(name, schema), invoke, None)

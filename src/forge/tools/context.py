@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from forge.tools.permissions import Approver, PermissionPolicy
+from typing import Any, TypeAlias
 
 __all__ = ["ExecutionContext"]
+
+PermissionPolicy: TypeAlias = Callable[..., Any]
+"""A `forge.tools.permissions.PermissionPolicy`.
+
+Typed loosely here: a policy's request (`forge.tools.permissions.PermissionRequest`)
+holds a context and a tool, so the precise type lives in a layer above this one.
+"""
+Approver: TypeAlias = Callable[..., Any]
+"""A `forge.tools.permissions.Approver` (typed loosely, as `PermissionPolicy`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

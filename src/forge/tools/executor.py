@@ -62,9 +62,9 @@ from forge.tools.context import ExecutionContext
 from forge.tools.results import ToolResult
 
 if TYPE_CHECKING:
+    from forge.tools._store import ToolStore
     from forge.tools.metrics import ExecutionMetrics
     from forge.tools.permissions import Approver, PermissionPolicy
-    from forge.tools.registry import ToolRegistry
     from forge.tools.tool import Tool
 
 __all__ = ["ToolExecutor"]
@@ -92,7 +92,7 @@ class ToolExecutor(Engine):
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: ToolStore,
         *,
         context: ExecutionContext | None = None,
         hooks: Iterable[Any] = (),
@@ -127,7 +127,7 @@ class ToolExecutor(Engine):
     # -- configuration ---------------------------------------------------------------
 
     @property
-    def registry(self) -> ToolRegistry:
+    def registry(self) -> ToolStore:
         """The registry tools are looked up in."""
         return self._registry
 
@@ -156,7 +156,9 @@ class ToolExecutor(Engine):
 
     def get_all_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
         """Return every tool's definition in a provider's format (``registry.to_provider``)."""
-        return self._registry.to_provider(format)
+        from forge.tools._derived import provider_definitions
+
+        return provider_definitions(self._registry, format)
 
     # -- entry points: each async one and its sync twin share one pipeline -------------
 
@@ -461,7 +463,7 @@ def _strict_is_automatic(where: str) -> None:
     )
 
 
-def contextless(registry: ToolRegistry) -> ToolExecutor:
+def contextless(registry: ToolStore) -> ToolExecutor:
     """An executor whose calls have no context unless given one (the registry's runs)."""
     executor = ToolExecutor(registry)
     executor._context = None

@@ -382,12 +382,12 @@ class FactorySource:
     provider: _Provider
     is_async: bool
 
-    def compile(self, tool: Tool) -> Compiled:
+    def compile(self, name: str) -> Compiled:
         if self.spec.kind == "base_tool":
-            return self._compile_base_tool(tool)
-        return self._compile_callable(tool)
+            return self._compile_base_tool(name)
+        return self._compile_callable(name)
 
-    def _compile_base_tool(self, tool: Tool) -> Compiled:
+    def _compile_base_tool(self, name: str) -> Compiled:
         from forge.tools._sources import Compiled
         from forge.tools._validation import SchemaValidator
         from forge.tools.params import parameters_schema
@@ -395,9 +395,9 @@ class FactorySource:
         try:
             schema = parameters_schema(self.spec.prototype.parameters)
         except ValueError as exc:
-            raise ToolDefinitionError(tool.name, str(exc)) from None
+            raise ToolDefinitionError(name, str(exc)) from None
         except Exception as exc:
-            raise _unreadable(tool.name, self.spec.cls, exc) from None
+            raise _unreadable(name, self.spec.cls, exc) from None
         provider = self.provider
 
         async def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
@@ -407,17 +407,17 @@ class FactorySource:
             finally:
                 await provider.release(ASYNC_WAIT, instance)
 
-        return Compiled(schema, SchemaValidator(tool.name, schema), invoke, None)
+        return Compiled(schema, SchemaValidator(name, schema), invoke, None)
 
-    def _compile_callable(self, tool: Tool) -> Compiled:
+    def _compile_callable(self, name: str) -> Compiled:
         from forge.tools._schema import describe_function, function_schema
         from forge.tools._sources import Compiled
         from forge.tools._validation import arguments_validator
 
         method = self.spec.cls.__call__
         bound = types.MethodType(method, _Unbound())
-        schema = function_schema(tool.name, bound, describe_function(method)[1])
-        validate = arguments_validator(tool.name, schema.validate_python)
+        schema = function_schema(name, bound, describe_function(method)[1])
+        validate = arguments_validator(name, schema.validate_python)
         names, provider = schema.context_params, self.provider
 
         def extra(ctx: ExecutionContext | None) -> dict[str, Any]:

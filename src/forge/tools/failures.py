@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.tool import ErrorDetails
 
 if TYPE_CHECKING:
     from forge.core.errors import ToolDefinitionError, ToolValidationError
+    from forge.tools.calls import ToolCall
     from forge.tools.tool import Tool
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "dry_run",
     "invalid_arguments",
     "invalid_json",
+    "invalid_json_result",
     "limit",
     "misconfigured",
     "timeout",
@@ -45,7 +48,6 @@ _EXCERPT_CHARS = 700
 _LISTED_TOOLS = 50
 _SUGGEST_AMONG = 2000
 
-ErrorDetails = Literal["message", "type", "traceback"]
 """How much of a handler's exception reaches the model.
 
 ``message`` (the default): the exception's class name and message. ``type``:
@@ -219,3 +221,28 @@ def bad_output(name: str, detail: str) -> ToolResult:
 def dry_run(name: str) -> ToolResult:
     """A successful dry run: lookup, validation and permissions passed; the handler did not run."""
     return ToolResult.ok(None, dry_run=True).for_call(None, name)
+
+
+def invalid_json_result(call: ToolCall, tool: Tool | None) -> ToolResult:
+    """The ``invalid_json`` result for a call whose arguments could not be decoded."""
+    hint = _schema_hint(tool) if tool is not None else ""
+    return invalid_json(call.name, call.argument_error or "", hint)
+
+
+def _schema_hint(tool: Tool) -> str:
+    """``" with the keys query (string, required), limit (integer)"`` from the schema."""
+    try:
+        schema = tool.parameters
+    except Exception:  # a misconfigured tool is reported when it runs
+        return ""
+    props = schema.get("properties") or {}
+    if not isinstance(props, Mapping) or not props:
+        return " (this tool takes no arguments: send {})" if not props else ""
+    required = set(schema.get("required") or ())
+    parts = []
+    for name, sub in list(props.items())[:20]:
+        kind = sub.get("type") if isinstance(sub, Mapping) else None
+        label = "/".join(kind) if isinstance(kind, list) else (kind or "any")
+        parts.append(f"{name} ({label}{', required' if name in required else ''})")
+    more = ", ..." if len(props) > 20 else ""
+    return " with the keys " + ", ".join(parts) + more

@@ -18,9 +18,8 @@ from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
 if TYPE_CHECKING:
     from forge.tools._param_table import Table
     from forge.tools._sources import Compiled, Source
-    from forge.tools.failures import ErrorDetails
 
-__all__ = ["Placement", "Tool", "tool"]
+__all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,6 +35,8 @@ deadline is not enforced: choose it for fast, non-blocking handlers.
 ``process``: each call runs in a child process that is killed at the deadline,
 for handlers that must really stop (the handler must be a module-level function).
 """
+ErrorDetails = Literal["message", "type", "traceback"]
+"""How much of a handler's exception its failed result shows the model (`forge.tools.failures`)."""
 _COMPILE_LOCK = threading.RLock()
 
 
@@ -147,11 +148,8 @@ class Tool:
             return compiled
         with _COMPILE_LOCK:
             if self._compiled is None:
-                from forge.tools._run import attach_runners
-
-                compiled = self.source.compile(self)
+                compiled = self.source.compile(self.name)
                 compiled.validate = _lenient(compiled.validate, compiled.parameters)
-                compiled = attach_runners(self, compiled)
                 _check_examples(self, compiled.validate)
                 compiled.parameters = freeze(compiled.parameters)
                 compiled.table = analyse(compiled.parameters)
