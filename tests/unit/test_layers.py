@@ -70,7 +70,9 @@ def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
 
 def test_graph_counts_function_level_and_type_checking_imports(graph: grimp.ImportGraph) -> None:
     """grimp sees an import inside a function and one under TYPE_CHECKING."""
-    lazy = graph.get_import_details(importer="forge.tools.base", imported="forge.tools.executor")
+    lazy = graph.get_import_details(
+        importer="forge.tools.base", imported="forge.tools.execution.executor"
+    )
     assert any("import contextless" in d["line_contents"] for d in lazy)  # inside _engine_of
     typing_only = graph.get_import_details(
         importer="forge.tools.formats.openai", imported="forge.tools.formats._definition"
@@ -81,8 +83,8 @@ def test_graph_counts_function_level_and_type_checking_imports(graph: grimp.Impo
 def test_the_cycle_finder_finds_a_cycle() -> None:
     """The check below would notice a cycle: one added edge makes one."""
     copy = grimp.build_graph("forge", include_external_packages=False, cache_dir=None)
-    copy.add_import(importer="forge.tools.context", imported="forge.tools.registry")
-    assert any("forge.tools.context" in c for c in _cycles(copy))
+    copy.add_import(importer="forge.tools.values.context", imported="forge.tools.registry")
+    assert any("forge.tools.values.context" in c for c in _cycles(copy))
 
 
 def test_no_import_cycle(graph: grimp.ImportGraph) -> None:
@@ -122,7 +124,7 @@ def test_layers_contract_fails_on_a_wrong_way_import(tmp_path: Path) -> None:
     """A lower layer importing a higher one, even only for typing, breaks the contract."""
     src = tmp_path / "src"
     shutil.copytree(SRC / "forge", src / "forge", ignore=shutil.ignore_patterns("__pycache__"))
-    context = src / "forge" / "tools" / "context.py"
+    context = src / "forge" / "tools" / "values" / "context.py"
     wrong_way = (
         "import typing\n\n"
         "if typing.TYPE_CHECKING:\n"
@@ -132,4 +134,27 @@ def test_layers_contract_fails_on_a_wrong_way_import(tmp_path: Path) -> None:
     proc = _lint_imports(src, tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "BROKEN" in proc.stdout
-    assert "forge.tools.context -> forge.tools.registry" in proc.stdout
+    assert "forge.tools.values.context -> forge.tools.registry" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [
+        ("forge.tools.base", ["BaseTool", "ToolParameter", "ToolResult", "ExecutionContext"]),
+        ("forge.tools.registry", ["ToolRegistry", "default_registry", "RegistryEvent"]),
+        ("forge.tools.executor", ["ToolExecutor"]),
+        ("forge.tools.factory", ["ToolFactory"]),
+        ("forge.tools.plugins", ["load_plugins", "PLUGIN_GROUP"]),
+    ],
+)
+def test_seed_004_module_paths_stay_importable(module: str, names: list[str]) -> None:
+    """Seed 004's module paths still import and give the seed's names (the public ones)."""
+    import importlib
+
+    import forge.tools
+
+    loaded = importlib.import_module(module)
+    for name in names:
+        value = getattr(loaded, name)
+        if name in forge.tools.__all__:
+            assert value is getattr(forge.tools, name)

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
-from forge.tools._sources import Compiled, default_context
-from forge.tools.categories import ToolCategory
-from forge.tools.context import ExecutionContext
-from forge.tools.metadata import ToolAnnotations, ToolMetadata
-from forge.tools.params import ToolParameter
-from forge.tools.results import ToolResult
-from forge.tools.tool import ErrorDetails, Tool
+from forge.tools.model.tool import ErrorDetails, Tool
+from forge.tools.schema._sources import Compiled, default_context
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.values.params import ToolParameter
+from forge.tools.values.results import ToolResult
 
 __all__ = ["BaseTool", "ExecutionContext", "ToolCategory", "ToolParameter", "ToolResult"]
 
@@ -86,7 +86,7 @@ class BaseTool(ABC):
         """Validate, then run `_execute` within the timeout; never raises for bad input.
 
         The call goes through the same engine as every other entry point
-        (`forge.tools.executor`): invalid arguments, a denied call, a timeout
+        (`forge.tools.execution.executor`): invalid arguments, a denied call, a timeout
         (this tool's ``timeout``, else ``context.timeout``) and an exception from
         `_execute` become a failed `ToolResult` with the same message as there.
         """
@@ -115,8 +115,8 @@ def _engine_of(owner: BaseTool, tool: Tool) -> Any:
     """The engine of a tool run on its own (a one-tool registry, no hooks), built once."""
     engine = owner.__dict__.get("_forge_engine")
     if engine is None:
-        from forge.tools._store import ToolStore
-        from forge.tools.executor import contextless
+        from forge.tools.execution.executor import contextless
+        from forge.tools.store._store import ToolStore
 
         engine = owner.__dict__["_forge_engine"] = contextless(ToolStore([tool]))
     return engine
@@ -130,8 +130,8 @@ class BaseToolSource:
     is_async: bool = True
 
     def compile(self, name: str) -> Compiled:
-        from forge.tools._validation import SchemaValidator
-        from forge.tools.params import parameters_schema
+        from forge.tools.schema._validation import SchemaValidator
+        from forge.tools.values.params import parameters_schema
 
         try:
             schema = parameters_schema(self.instance.parameters)

@@ -40,14 +40,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
-from forge.tools._drive import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
-from forge.tools.context import ExecutionContext
+from forge.tools.execution._drive import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
+from forge.tools.values.context import ExecutionContext
 
 if TYPE_CHECKING:
-    from forge.tools._sources import Compiled
-    from forge.tools.categories import ToolCategory
-    from forge.tools.metadata import ToolAnnotations
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
+    from forge.tools.values.categories import ToolCategory
+    from forge.tools.values.metadata import ToolAnnotations
 
 __all__ = ["Lifetime", "ToolFactory"]
 
@@ -177,7 +177,7 @@ def _describe(factory: Callable[..., Any], name: str | None, description: str | 
     own_name = cls.__dict__.get("name")
     tool_name = name or (own_name if isinstance(own_name, str) else _snake(cls.__name__))
     if description is None:
-        from forge.tools._schema import describe_function
+        from forge.tools.schema._python import describe_function
 
         own = cls.__dict__.get("description")
         description = own if isinstance(own, str) else describe_function(cls.__call__)[0]
@@ -298,7 +298,7 @@ class _Provider:
         self._ready = False
         self._pending: concurrent.futures.Future[Any] | None = None
 
-    # Each step is written once, over a `Waiter` (`forge.tools._drive`): sync callers
+    # Each step is written once, over a `Waiter` (`forge.tools.execution._drive`): sync callers
     # drive it with BLOCKING_WAIT and `complete`, async ones with ASYNC_WAIT.
 
     async def acquire(self, io: Waiter) -> Any:
@@ -388,9 +388,9 @@ class FactorySource:
         return self._compile_callable(name)
 
     def _compile_base_tool(self, name: str) -> Compiled:
-        from forge.tools._sources import Compiled
-        from forge.tools._validation import SchemaValidator
-        from forge.tools.params import parameters_schema
+        from forge.tools.schema._sources import Compiled
+        from forge.tools.schema._validation import SchemaValidator
+        from forge.tools.values.params import parameters_schema
 
         try:
             schema = parameters_schema(self.spec.prototype.parameters)
@@ -410,9 +410,9 @@ class FactorySource:
         return Compiled(schema, SchemaValidator(name, schema), invoke, None)
 
     def _compile_callable(self, name: str) -> Compiled:
-        from forge.tools._schema import describe_function, function_schema
-        from forge.tools._sources import Compiled
-        from forge.tools._validation import arguments_validator
+        from forge.tools.schema._python import describe_function, function_schema
+        from forge.tools.schema._sources import Compiled
+        from forge.tools.schema._validation import arguments_validator
 
         method = self.spec.cls.__call__
         bound = types.MethodType(method, _Unbound())
@@ -460,8 +460,8 @@ def _make_tool(
     annotations: ToolAnnotations | Mapping[str, Any] | None,
     max_concurrency: int | None,
 ) -> Tool:
-    from forge.tools.metadata import ToolAnnotations, ToolMetadata, string_tuple
-    from forge.tools.tool import Tool, is_coroutine
+    from forge.tools.model.tool import Tool, is_coroutine
+    from forge.tools.values.metadata import ToolAnnotations, ToolMetadata, string_tuple
 
     proto = spec.prototype
     if spec.kind == "base_tool":

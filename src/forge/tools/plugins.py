@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.logging import get_logger
 
 if TYPE_CHECKING:
-    from forge.tools._store import ToolStore
+    from forge.tools.store._store import ToolStore
 
 __all__ = ["PLUGIN_GROUP", "PluginReport", "load_plugins"]
 
@@ -111,7 +111,7 @@ def _load_one(
 
 def _contribute(target: Any, scratch: ToolStore) -> None:
     from forge.tools.base import BaseTool
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
 
     if isinstance(target, Tool | BaseTool | Mapping):
         scratch.register(target)

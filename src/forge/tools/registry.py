@@ -1,10 +1,10 @@
 """`ToolRegistry`: the registry and everything done with its tools (RG-1..RG-6).
 
-The registry proper, a `forge.tools._store.ToolStore`, keeps storage, events and
+The registry proper, a `forge.tools.store._store.ToolStore`, keeps storage, events and
 lookup: readers never lock, every mutation publishes a new immutable snapshot.
 `ToolRegistry` is that store plus thin methods over it: provider definitions,
-search and prompts (`forge.tools._derived`), the run methods (the one engine,
-`forge.tools.executor`), factories, plugins and closing.
+search and prompts (`forge.tools.store._derived`), the run methods (the one engine,
+`forge.tools.execution.executor`), factories, plugins and closing.
 
 The constructor is not a singleton: tests and multi-tenant servers need
 independent registries. `default_registry()` returns the process-wide one.
@@ -12,7 +12,7 @@ independent registries. `default_registry()` returns the process-wide one.
 Reads are safe to change. Lists a read returns are new on each call; what
 every caller shares (tool schemas, cached provider definitions, LangChain
 tools) is read-only and raises ``TypeError`` on change, naming how to get a
-copy (`forge.tools._readonly`: dict and list subclasses, so JSON encoders,
+copy (`forge.tools.values._readonly`: dict and list subclasses, so JSON encoders,
 httpx and the provider SDKs take them as they are).
 """
 
@@ -23,18 +23,18 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from forge.core.errors import ToolDefinitionError, ToolNotFoundError, ToolValidationError
-from forge.tools._derived import prompt_text, provider_definitions, search_tools
-from forge.tools._run import _cancelled, _checked, failure, finish
-from forge.tools._store import EVENTS, RegistryEvent, ToolStore, to_tool
-from forge.tools.calls import ToolCall
-from forge.tools.categories import ToolCategory
-from forge.tools.context import ExecutionContext
-from forge.tools.results import ToolResult, _ok_for
-from forge.tools.tool import Tool
+from forge.tools.execution._run import _cancelled, _checked, failure, finish
+from forge.tools.model.tool import Tool
+from forge.tools.store._derived import prompt_text, provider_definitions, search_tools
+from forge.tools.store._store import EVENTS, RegistryEvent, ToolStore, to_tool
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.results import ToolResult, _ok_for
 
 if TYPE_CHECKING:
-    from forge.tools.executor import ToolExecutor
-    from forge.tools.prompt import PromptKeywords, PromptOptions
+    from forge.tools.execution.executor import ToolExecutor
+    from forge.tools.model.prompt import PromptKeywords, PromptOptions
 
 __all__ = ["EVENTS", "RegistryEvent", "ToolRegistry", "default_registry", "to_tool"]
 
@@ -111,13 +111,13 @@ class ToolRegistry(ToolStore):
             TypeError: ``options`` is not a `PromptOptions`.
             ValueError: An unknown category or a negative example limit.
         """
-        from forge.tools.prompt import PromptOptions
+        from forge.tools.model.prompt import PromptOptions
 
         return prompt_text(self, PromptOptions.coerce(options, keywords))
 
     # -- running -------------------------------------------------------------
     #
-    # Every run method goes through the one engine (`forge.tools._pipeline`); the
+    # Every run method goes through the one engine (`forge.tools.execution._pipeline`); the
     # raising ones turn its unknown-tool and invalid-argument results into
     # exceptions that carry the same message.
 
@@ -127,7 +127,7 @@ class ToolRegistry(ToolStore):
         """Validate and run one tool.
 
         The context's timeout holds as on every entry point: a sync handler then
-        runs on a worker thread (see `forge.tools.executor`).
+        runs on a worker thread (see `forge.tools.execution.executor`).
 
         Returns:
             ``ToolResult.ok(<return value>)``, or a failed result if the handler raised,
@@ -139,7 +139,7 @@ class ToolRegistry(ToolStore):
             ToolDefinitionError: The tool's definition cannot be compiled.
 
         Both model-caused errors carry, as ``message``, the text every other entry
-        point puts in its failed result (`forge.tools.failures`).
+        point puts in its failed result (`forge.tools.execution.failures`).
         """
         found = self.get(name)
         if found is not None and found._direct and context is None:
@@ -214,7 +214,7 @@ class ToolRegistry(ToolStore):
         """The engine of the run methods: no context of its own, no hooks, no policy."""
         engine: ToolExecutor | None = self.__dict__.get("_run_engine")
         if engine is None:
-            from forge.tools.executor import contextless
+            from forge.tools.execution.executor import contextless
 
             with self._lock:
                 engine = self.__dict__.setdefault("_run_engine", contextless(self))
@@ -348,7 +348,7 @@ def _async_fn(tool: Tool | None) -> Any:
 
 def _shaped(result: ToolResult) -> ToolResult:
     """What the engine's fast path does to a result that is not a plain success."""
-    from forge.tools._steps import _log_outcome
+    from forge.tools.execution._steps import _log_outcome
 
     result = _checked(result)
     if not result.success:

@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 
 from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
-from forge.tools._names import check_name
 from forge.tools.config.handlers import HandlerRegistry
-from forge.tools.tool import Tool
+from forge.tools.model.tool import Tool
+from forge.tools.schema._names import check_name
 
 __all__ = ["IMPLEMENTATION_TYPES", "build_tool"]
 
@@ -142,7 +142,7 @@ def _record_tool(
     Parts already reported as missing or malformed are stood in for, so that the
     remaining fields (description, schema, metadata, examples) are checked too.
     """
-    from forge.tools.records import from_record
+    from forge.tools.model.records import from_record
 
     record = {k: v for k, v in definition.items() if k in _PASSED_ON}
     record["name"] = name or "_"

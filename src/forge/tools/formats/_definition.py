@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from forge.tools._param_table import Table
-    from forge.tools.metadata import ToolAnnotations, ToolMetadata
+    from forge.tools.schema._param_table import Table
+    from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
 
 __all__ = ["ToolDefinition"]
 

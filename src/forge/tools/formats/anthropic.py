@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._closed_strict import ANTHROPIC, compile_closed_strict
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._schema import Context
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict, ReadOnlyList
 from forge.tools.formats._gemini_schema import compile_gemini
 from forge.tools.formats._memo import compiled
+from forge.tools.values._readonly import ReadOnlyDict, ReadOnlyList
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._common import check_description
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._openai_strict import compile_openai_strict
 from forge.tools.formats._schema import Context
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
 
 __all__ = ["LintFinding", "lint_tool", "lint_tools"]
 

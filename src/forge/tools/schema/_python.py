@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge.core.errors import ToolDefinitionError
-from forge.tools.context import ExecutionContext
+from forge.tools.values.context import ExecutionContext
 
 __all__ = ["CompiledSchema", "describe_function", "function_schema", "model_schema"]
 
@@ -163,7 +163,7 @@ def _json_schema(tool_name: str, core: Any) -> dict[str, Any]:
 def _validator(core: Any) -> Callable[[Any], Any]:
     from pydantic_core import SchemaValidator
 
-    from forge.tools._strict import json_semantics
+    from forge.tools.schema._strict import json_semantics
 
     validator = SchemaValidator(json_semantics(core))
     return validator.validate_python

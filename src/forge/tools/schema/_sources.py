@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolDefinitionError
-from forge.tools._validation import SchemaValidator, arguments_validator
-from forge.tools.context import ExecutionContext
+from forge.tools.schema._validation import SchemaValidator, arguments_validator
+from forge.tools.values.context import ExecutionContext
 
 if TYPE_CHECKING:
-    from forge.tools._param_table import Table
+    from forge.tools.schema._param_table import Table
 
 __all__ = ["Compiled", "FunctionSource", "ModelSource", "SchemaSource", "Source"]
 
@@ -68,7 +68,7 @@ class FunctionSource:
     is_async: bool
 
     def compile(self, name: str) -> Compiled:
-        from forge.tools._schema import function_schema
+        from forge.tools.schema._python import function_schema
 
         schema = function_schema(name, self.fn, dict(self.param_descriptions))
         validate = arguments_validator(name, schema.validate_python)
@@ -122,7 +122,7 @@ class ModelSource:
     is_async: bool
 
     def compile(self, name: str) -> Compiled:
-        from forge.tools._schema import model_schema
+        from forge.tools.schema._python import model_schema
 
         schema = model_schema(name, self.model)
         fn, pass_as = self.fn, self.pass_as

@@ -6,13 +6,13 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
-from forge.tools import failures
-from forge.tools.results import ToolResult, _new, _ok, _set_dict
+from forge.tools.execution import failures
+from forge.tools.values.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
-    from forge.tools._sources import Compiled
-    from forge.tools.context import ExecutionContext
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
+    from forge.tools.values.context import ExecutionContext
 
 
 def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:

@@ -17,13 +17,13 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.results import ErrorKind, ToolResult
-from forge.tools.tool import ErrorDetails
+from forge.tools.model.tool import ErrorDetails
+from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     from forge.core.errors import ToolDefinitionError, ToolValidationError
-    from forge.tools.calls import ToolCall
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
+    from forge.tools.values.calls import ToolCall
 
 __all__ = [
     "MAX_MESSAGE_CHARS",

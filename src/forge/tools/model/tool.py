@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
-from forge.tools._names import check_name
-from forge.tools._param_table import analyse
-from forge.tools._readonly import freeze
-from forge.tools.categories import ToolCategory
-from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
+from forge.tools.schema._names import check_name
+from forge.tools.schema._param_table import analyse
+from forge.tools.values._readonly import freeze
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
 
 if TYPE_CHECKING:
-    from forge.tools._param_table import Table
-    from forge.tools._sources import Compiled, Source
+    from forge.tools.schema._param_table import Table
+    from forge.tools.schema._sources import Compiled, Source
 
 __all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
 
@@ -36,7 +36,7 @@ deadline is not enforced: choose it for fast, non-blocking handlers.
 for handlers that must really stop (the handler must be a module-level function).
 """
 ErrorDetails = Literal["message", "type", "traceback"]
-"""How much of a handler's exception its failed result shows the model (`forge.tools.failures`)."""
+"""How much of a handler's exception a failed result shows (`forge.tools.execution.failures`)."""
 _COMPILE_LOCK = threading.RLock()
 
 
@@ -354,8 +354,8 @@ def function_tool(
     **metadata: Any,
 ) -> Tool:
     """Build a `Tool` from a typed function (the implementation of `tool`)."""
-    from forge.tools._schema import check_signature, describe_function
-    from forge.tools._sources import FunctionSource
+    from forge.tools.schema._python import check_signature, describe_function
+    from forge.tools.schema._sources import FunctionSource
 
     if isinstance(func, Tool):
         raise ToolDefinitionError(func.name, "this function is already a Tool")

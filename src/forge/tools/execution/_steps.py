@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
-from forge.tools import failures
-from forge.tools._run import _checked, finish, invalid
-from forge.tools._validation import TOO_DEEP
-from forge.tools.calls import ToolCall
-from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.execution import failures
+from forge.tools.execution._run import _checked, finish, invalid
+from forge.tools.schema._validation import TOO_DEEP
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
-    from forge.tools._sources import Compiled
-    from forge.tools.hooks import ToolInvocation
-    from forge.tools.tool import Tool
+    from forge.tools.execution.hooks import ToolInvocation
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
 
 logger = get_logger("tools.executor")
 TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
@@ -89,7 +89,7 @@ def _coerce_call(item: Any) -> ToolCall | ToolResult:
 
 
 def _request(call: ToolInvocation) -> Any:
-    from forge.tools.permissions import PermissionRequest
+    from forge.tools.execution.permissions import PermissionRequest
 
     return PermissionRequest(
         tool=call.tool,  # type: ignore[arg-type]

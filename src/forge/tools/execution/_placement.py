@@ -1,8 +1,8 @@
 """Where a validated call's handler runs, and within what deadline (internal).
 
-The engine (`forge.tools._pipeline`) decides *whether* a call runs; this mixin
+The engine (`forge.tools.execution._pipeline`) decides *whether* a call runs; this mixin
 runs it: it takes the concurrency slots (the executor's and the tool's), then
-runs the handler where the tool's placement (`forge.tools.tool.Placement`) and
+runs the handler where the tool's placement (`forge.tools.model.tool.Placement`) and
 the caller allow its deadline to hold:
 
 * from async code (`Placement._run_async`): an async handler is awaited under
@@ -25,19 +25,19 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError
-from forge.tools import failures
-from forge.tools._deadline import Expired, guard
-from forge.tools._limits import Limiter
-from forge.tools._run import _checked, call_sync, failure, finish, start_async
-from forge.tools._steps import _cancelling, _from_outcome
-from forge.tools._workers import Workers
+from forge.tools.execution import failures
+from forge.tools.execution._deadline import Expired, guard
+from forge.tools.execution._limits import Limiter
+from forge.tools.execution._run import _checked, call_sync, failure, finish, start_async
+from forge.tools.execution._steps import _cancelling, _from_outcome
+from forge.tools.execution._workers import Workers
 
 if TYPE_CHECKING:
-    from forge.tools._sources import Compiled
-    from forge.tools.context import ExecutionContext
-    from forge.tools.hooks import ToolInvocation
-    from forge.tools.results import ToolResult
-    from forge.tools.tool import Tool
+    from forge.tools.execution.hooks import ToolInvocation
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
+    from forge.tools.values.context import ExecutionContext
+    from forge.tools.values.results import ToolResult
 
 _NO_DEADLINE = math.inf
 
@@ -138,7 +138,7 @@ class Placement:
             raise
 
     async def _isolated(self, call: ToolInvocation) -> ToolResult:
-        from forge.tools._isolation import IsolatedCall, target_of
+        from forge.tools.execution._isolation import IsolatedCall, target_of
 
         tool: Tool = call.tool  # type: ignore[assignment]
         try:

@@ -1,6 +1,6 @@
 """What is derived from a registry's tools: provider definitions, search, prompt text.
 
-Functions over a `forge.tools._store.ToolStore`, each result cached until the
+Functions over a `forge.tools.store._store.ToolStore`, each result cached until the
 store next changes (`ToolStore.derived`). `ToolRegistry.to_provider`, ``.search``
 and ``.generate_prompt`` are thin methods over these.
 """
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.categories import ToolCategory
+from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
-    from forge.tools._store import ToolStore
-    from forge.tools.prompt import PromptOptions
-    from forge.tools.tool import Tool
+    from forge.tools.model.prompt import PromptOptions
+    from forge.tools.model.tool import Tool
+    from forge.tools.store._store import ToolStore
 
 __all__ = ["prompt_text", "provider_definitions", "search_tools"]
 
@@ -48,8 +48,8 @@ def search_tools(
     tags: Iterable[str] | str = (),
 ) -> list[Tool]:
     """The tools most relevant to ``query``, best first (BM25 over a cached index)."""
-    from forge.tools.metadata import string_tuple
     from forge.tools.search import SearchIndex
+    from forge.tools.values.metadata import string_tuple
 
     index = store.derived("search", SearchIndex)
     wanted = ToolCategory.parse(category) if category is not None else None
@@ -58,6 +58,6 @@ def search_tools(
 
 def prompt_text(store: ToolStore, options: PromptOptions) -> str:
     """The tools described as prompt text (seed 001's layout), cached per options."""
-    from forge.tools.prompt import render_prompt
+    from forge.tools.model.prompt import render_prompt
 
     return store.derived(("prompt", options), lambda tools: render_prompt(tools, options))

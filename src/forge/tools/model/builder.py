@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 from forge.core.errors import ToolDefinitionError
-from forge.tools.categories import ToolCategory
-from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata, string_tuple
-from forge.tools.tool import Tool, function_tool, is_coroutine
+from forge.tools.model.tool import Tool, function_tool, is_coroutine
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata, string_tuple
 
 __all__ = ["ToolBuilder", "create_tool"]
 
@@ -42,7 +42,7 @@ class ToolBuilder:
 
     def name(self, name: str) -> ToolBuilder:
         """Set the tool name (checked at once)."""
-        from forge.tools._names import check_name
+        from forge.tools.schema._names import check_name
 
         self._name = check_name(name)
         return self
@@ -172,8 +172,8 @@ class ToolBuilder:
 
     @staticmethod
     def _source(name: str, schema: type[Any] | Mapping[str, Any], fn: Callable[..., Any]) -> Any:
-        from forge.tools._sources import ModelSource, SchemaSource, call_style
-        from forge.tools._validation import check_json_schema
+        from forge.tools.schema._sources import ModelSource, SchemaSource, call_style
+        from forge.tools.schema._validation import check_json_schema
 
         if isinstance(schema, Mapping):
             checked = check_json_schema(name, schema)

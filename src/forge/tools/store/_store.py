@@ -1,8 +1,8 @@
 """`ToolStore`: the registry proper, a fast, thread-safe collection of tools (RG-1..RG-6).
 
 It keeps storage, events and lookup, nothing else. Conversion, search, prompts and
-execution are functions and objects over a store (`forge.tools._derived`,
-`forge.tools.executor`); `forge.tools.registry.ToolRegistry` adds them back as
+execution are functions and objects over a store (`forge.tools.store._derived`,
+`forge.tools.execution.executor`); `forge.tools.registry.ToolRegistry` adds them back as
 thin methods.
 
 Readers never lock. The registry publishes an immutable snapshot (a dict and
@@ -12,7 +12,7 @@ a reader always sees one consistent state and iteration never races a writer.
 Reads are safe to change. Lists a read returns are new on each call; what
 every caller shares (tool schemas, cached provider definitions, LangChain
 tools) is read-only and raises ``TypeError`` on change, naming how to get a
-copy (`forge.tools._readonly`: dict and list subclasses, so JSON encoders,
+copy (`forge.tools.values._readonly`: dict and list subclasses, so JSON encoders,
 httpx and the provider SDKs take them as they are).
 """
 
@@ -27,8 +27,8 @@ from typing import Any, Literal, TypeVar
 from forge.core._text import article
 from forge.core.errors import DuplicateToolError, ToolDefinitionError, ToolNotFoundError
 from forge.core.logging import get_logger
-from forge.tools.categories import ToolCategory
-from forge.tools.tool import Tool
+from forge.tools.model.tool import Tool
+from forge.tools.values.categories import ToolCategory
 
 __all__ = ["EVENTS", "RegistryEvent", "ToolStore", "to_tool"]
 
@@ -77,11 +77,11 @@ def to_tool(item: Registrable) -> Tool:
         tool: Tool = converts(item)
         return tool
     if isinstance(item, Mapping):
-        from forge.tools.records import from_record
+        from forge.tools.model.records import from_record
 
         return from_record(item)
     if not inspect.isfunction(item):
-        from forge.tools._foreign import foreign_tool_hint
+        from forge.tools.store._foreign import foreign_tool_hint
 
         hint = foreign_tool_hint(item)
         if hint is not None:
@@ -90,7 +90,7 @@ def to_tool(item: Registrable) -> Tool:
                 name if isinstance(name, str) else "<unknown>", f"cannot register {hint}"
             )
     if callable(item):
-        from forge.tools.tool import function_tool
+        from forge.tools.model.tool import function_tool
 
         return function_tool(item)
     raise ToolDefinitionError(

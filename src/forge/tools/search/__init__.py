@@ -42,10 +42,10 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from forge.tools.categories import ToolCategory
+from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
 
 __all__ = ["FEATURES", "WEIGHTS", "SearchIndex", "tokenize", "words"]
 
@@ -260,7 +260,7 @@ def _whole_document(tool: Tool) -> list[str]:
 
 def _schema(tool: Tool) -> Any:
     """The parameters schema, without compiling a schema-only tool that is not compiled yet."""
-    from forge.tools._sources import SchemaSource
+    from forge.tools.schema._sources import SchemaSource
 
     compiled = tool._compiled
     if compiled is not None:
@@ -272,7 +272,7 @@ def _schema(tool: Tool) -> Any:
 
 def _schema_text(tool: Tool) -> str:
     """The JSON parameter schema, or the parameter text of a tool not compiled yet."""
-    from forge.tools._sources import FunctionSource
+    from forge.tools.schema._sources import FunctionSource
 
     if tool._compiled is None and isinstance(tool.source, FunctionSource):
         return _parameter_text(tool)
@@ -283,7 +283,7 @@ def _schema_text(tool: Tool) -> str:
 
 
 def _parameter_names(tool: Tool) -> list[str]:
-    from forge.tools._sources import FunctionSource
+    from forge.tools.schema._sources import FunctionSource
 
     source = tool.source
     if tool._compiled is None and isinstance(source, FunctionSource):
@@ -299,7 +299,7 @@ def _parameter_names(tool: Tool) -> list[str]:
 
 def _parameter_text(tool: Tool) -> str:
     """Parameter names, descriptions and enum values, without compiling lazy tools."""
-    from forge.tools._sources import FunctionSource
+    from forge.tools.schema._sources import FunctionSource
 
     source = tool.source
     if tool._compiled is None and isinstance(source, FunctionSource):
@@ -365,7 +365,7 @@ class SearchIndex:
         if self._tools:
             import bm25s
 
-            from forge.tools._embedding import embed
+            from forge.tools.search._embedding import embed
 
             self._vectors = embed([_semantic_text(t) for t in self._tools])
             documents = [_document(t) for t in self._tools]
@@ -424,7 +424,7 @@ class SearchIndex:
         if len(candidates) > pool:
             best = np.argpartition(-scores[candidates], pool - 1)[:pool]
             candidates = candidates[best]
-        from forge.tools._embedding import embed
+        from forge.tools.search._embedding import embed
 
         similarity = self._vectors @ embed([query])[0]
         # Tools found by meaning join whether or not any tool shares a word with the query:

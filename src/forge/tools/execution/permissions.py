@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from forge.core.logging import get_logger
-from forge.tools.categories import ToolCategory
+from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
-    from forge.tools._drive import Waiter
-    from forge.tools.context import ExecutionContext
-    from forge.tools.tool import Tool
+    from forge.tools.execution._drive import Waiter
+    from forge.tools.model.tool import Tool
+    from forge.tools.values.context import ExecutionContext
 
 __all__ = [
     "Action",
@@ -269,7 +269,7 @@ async def authorize(
     request: PermissionRequest, policies: Iterable[PermissionPolicy], approver: Approver | None
 ) -> Decision:
     """Combine the policies' answers (the strictest wins) and resolve ``ask``."""
-    from forge.tools._drive import ASYNC_WAIT
+    from forge.tools.execution._drive import ASYNC_WAIT
 
     return await decide(ASYNC_WAIT, request, policies, approver)
 
@@ -278,7 +278,7 @@ def authorize_sync(
     request: PermissionRequest, policies: Iterable[PermissionPolicy], approver: Approver | None
 ) -> Decision:
     """`authorize` for sync code: an async policy or approver runs on a private event loop."""
-    from forge.tools._drive import BLOCKING_WAIT, complete
+    from forge.tools.execution._drive import BLOCKING_WAIT, complete
 
     return complete(decide(BLOCKING_WAIT, request, policies, approver))
 

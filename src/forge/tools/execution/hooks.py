@@ -5,7 +5,7 @@ A hook is any object with ``before_call`` and/or ``after_call`` (subclass
 ``async`` method. The executor calls them like this:
 
 1. lookup and validation;
-2. the permission check (`forge.tools.permissions`), then every ``before_call``
+2. the permission check (`forge.tools.execution.permissions`), then every ``before_call``
    in installation order. A ``before_call`` that returns a `ToolResult` ends
    the call with that result: the handler does not run;
 3. the handler (skipped in a dry run);
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from forge.tools.context import ExecutionContext
-    from forge.tools.results import ToolResult
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
+    from forge.tools.values.context import ExecutionContext
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["ExecutionHook", "ToolInvocation"]
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
-from forge.tools._readonly import thaw
+from forge.tools.values._readonly import thaw
 
 __all__ = ["SchemaValidator", "arguments_validator", "check_json_schema", "describe_value"]
 

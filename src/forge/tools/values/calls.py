@@ -51,7 +51,7 @@ class ToolCall:
     def from_raw(cls, call_id: str, name: str, raw_arguments: Any) -> ToolCall:
         """Make a call from the arguments as a model sent them (JSON text or an object).
 
-        Text is decoded, and repaired where that is safe (see `forge.tools._repair`); a
+        Text is decoded, and repaired where that is safe (see `forge.tools.values._repair`); a
         call whose text cannot be decoded carries the problem in ``argument_error``.
         """
         kind = type(raw_arguments)
@@ -65,7 +65,7 @@ class ToolCall:
             else:
                 if type(value) is dict:
                     return _clean_call(call_id, name, value)
-        from forge.tools._repair import decode_arguments
+        from forge.tools.values._repair import decode_arguments
 
         decoded = decode_arguments(raw_arguments)
         if not decoded.repaired and decoded.error is None:
@@ -132,7 +132,7 @@ def _load_loads() -> Callable[[str], Any]:
     pydantic-core is imported on first use, not with `forge.tools`.
     """
     global _loads  # noqa: PLW0603 - one lazily bound function
-    from forge.tools._repair import fast_loads
+    from forge.tools.values._repair import fast_loads
 
     _loads = fast_loads
     return _loads

@@ -3,7 +3,7 @@
 A thread cannot be stopped from outside, so a sync handler that ignores its
 timeout keeps running after the caller has moved on. A tool with
 ``placement="process"`` instead runs each call in a new Python process
-(``python -m forge.tools._isolation``): the validated arguments go in on
+(``python -m forge.tools.execution._isolation``): the validated arguments go in on
 stdin, the result comes back on stdout, and on timeout or cancellation the
 process is killed (SIGKILL on POSIX). Each call pays for a fresh interpreter
 (tens of milliseconds), so isolate only the tools that need it.
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from forge.core.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
-    from forge.tools.context import ExecutionContext
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
+    from forge.tools.values.context import ExecutionContext
 
 __all__ = ["IsolatedCall", "Outcome", "Target", "target_of"]
 
@@ -53,13 +53,13 @@ def target_of(tool: Tool) -> Target:
     Raises:
         ToolDefinitionError: The handler cannot be imported by name in another process.
     """
-    from forge.tools._sources import FunctionSource, ModelSource, SchemaSource
+    from forge.tools.schema._sources import FunctionSource, ModelSource, SchemaSource
 
     source = tool.source
     context_params: tuple[str, ...] = ()
     style: Literal["kwargs", "dict"] = "kwargs"
     if isinstance(source, FunctionSource):
-        from forge.tools._schema import context_parameters, type_hints
+        from forge.tools.schema._python import context_parameters, type_hints
 
         fn = source.fn
         context_params = context_parameters(fn, type_hints(tool.name, fn))
@@ -92,7 +92,7 @@ class IsolatedCall:
     def start(self) -> None:
         """Start the child process."""
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", "forge.tools._isolation"],
+            [sys.executable, "-m", "forge.tools.execution._isolation"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
@@ -169,7 +169,7 @@ def _load(target: Target) -> Any:
     obj: Any = module
     for part in target.qualname.split("."):
         obj = getattr(obj, part)
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
 
     return obj.handler if isinstance(obj, Tool) else obj  # @tool binds the name to a Tool
 

@@ -11,13 +11,13 @@ from typing import Any, TypeAlias
 __all__ = ["ExecutionContext"]
 
 PermissionPolicy: TypeAlias = Callable[..., Any]
-"""A `forge.tools.permissions.PermissionPolicy`.
+"""A `forge.tools.execution.permissions.PermissionPolicy`.
 
-Typed loosely here: a policy's request (`forge.tools.permissions.PermissionRequest`)
+Typed loosely here: a policy's request (`forge.tools.execution.permissions.PermissionRequest`)
 holds a context and a tool, so the precise type lives in a layer above this one.
 """
 Approver: TypeAlias = Callable[..., Any]
-"""A `forge.tools.permissions.Approver` (typed loosely, as `PermissionPolicy`)."""
+"""A `forge.tools.execution.permissions.Approver` (typed loosely, as `PermissionPolicy`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,7 +15,7 @@ things that differ between sync and async callers:
   unless the tool is placed ``inline``.
 * `BLOCKING` blocks instead of suspending. Its methods are coroutines that
   never suspend, so a pipeline coroutine driven with it finishes on its first
-  step and `forge.tools._drive.complete` hands the result to sync code. A sync
+  step and `forge.tools.execution._drive.complete` hands the result to sync code. A sync
   handler runs on a worker thread when the call has a deadline (so the
   deadline holds, exactly as from async code), inline when it has none or the
   tool is placed ``inline``; an async handler, or one placed in a ``process``,
@@ -40,11 +40,11 @@ import inspect
 import time
 from typing import TYPE_CHECKING, Any
 
-from forge.tools import failures
-from forge.tools._deadline import Expired, guard
-from forge.tools._drive import Waiter, _AsyncWait, _BlockingWait
-from forge.tools._placement import _NO_DEADLINE, Placement
-from forge.tools._run import (
+from forge.tools.execution import failures
+from forge.tools.execution._deadline import Expired, guard
+from forge.tools.execution._drive import Waiter, _AsyncWait, _BlockingWait
+from forge.tools.execution._placement import _NO_DEADLINE, Placement
+from forge.tools.execution._run import (
     JSON_SCALARS,
     _checked,
     _run_coroutine,
@@ -53,7 +53,7 @@ from forge.tools._run import (
     finish,
     sync_runner,
 )
-from forge.tools._steps import (
+from forge.tools.execution._steps import (
     TRACE,
     _cancelling,
     _coerce_call,
@@ -66,19 +66,19 @@ from forge.tools._steps import (
     _validate,
     logger,
 )
-from forge.tools.calls import ToolCall
-from forge.tools.context import ExecutionContext
-from forge.tools.hooks import ToolInvocation
-from forge.tools.permissions import decide
-from forge.tools.results import ToolResult, _ok_for
+from forge.tools.execution.hooks import ToolInvocation
+from forge.tools.execution.permissions import decide
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.results import ToolResult, _ok_for
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from forge.tools._sources import Compiled
-    from forge.tools._store import ToolStore
-    from forge.tools.permissions import Approver, PermissionPolicy
-    from forge.tools.tool import Tool
+    from forge.tools.execution.permissions import Approver, PermissionPolicy
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
+    from forge.tools.store._store import ToolStore
 
 
 class Engine(Placement):
@@ -119,7 +119,7 @@ class Engine(Placement):
         self._set_hooks(hooks)
 
     def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
-        from forge.tools.hooks import bound_methods
+        from forge.tools.execution.hooks import bound_methods
 
         for hook in hooks:
             if not (hasattr(hook, "before_call") or hasattr(hook, "after_call")):

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from forge.core.errors import ToolDefinitionError
-from forge.tools._names import check_name
-from forge.tools.metadata import ToolAnnotations, ToolMetadata
-from forge.tools.params import ToolParameter, parameters_schema
-from forge.tools.tool import Tool, is_coroutine
+from forge.tools.model.tool import Tool, is_coroutine
+from forge.tools.schema._names import check_name
+from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.values.params import ToolParameter, parameters_schema
 
 __all__ = ["from_record"]
 
@@ -52,7 +52,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
             name, f"a tool record needs a callable 'handler', got {type(handler).__name__}"
         )
     schema = _parameters(name, record)
-    from forge.tools._sources import SchemaSource, call_style
+    from forge.tools.schema._sources import SchemaSource, call_style
 
     try:
         metadata = ToolMetadata.build(**{k: record[k] for k in _METADATA_KEYS if k in record})
@@ -97,7 +97,7 @@ def _reject_unknown_keys(name: str, record: Mapping[str, Any]) -> None:
 
 
 def _parameters(name: str, record: Mapping[str, Any]) -> dict[str, Any]:
-    from forge.tools._validation import check_json_schema
+    from forge.tools.schema._validation import check_json_schema
 
     given = [k for k in _SCHEMA_KEYS if k in record]
     if len(given) > 1:
@@ -129,7 +129,7 @@ def _output_schema(name: str, record: Mapping[str, Any]) -> dict[str, Any] | Non
     value = record[given[0]]
     if not isinstance(value, Mapping):
         raise ToolDefinitionError(name, "the output schema must be a JSON Schema object")
-    from forge.tools._validation import SchemaValidator
+    from forge.tools.schema._validation import SchemaValidator
 
     SchemaValidator(name, value)
     return dict(value)

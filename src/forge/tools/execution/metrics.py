@@ -23,12 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.hooks import ExecutionHook
-from forge.tools.results import ErrorKind
+from forge.tools.execution.hooks import ExecutionHook
+from forge.tools.values.results import ErrorKind
 
 if TYPE_CHECKING:
-    from forge.tools.hooks import ToolInvocation
-    from forge.tools.results import ToolResult
+    from forge.tools.execution.hooks import ToolInvocation
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["ExecutionMetrics", "LatencyStats", "MetricsSnapshot", "ToolMetrics"]
 

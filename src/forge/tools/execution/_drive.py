@@ -11,7 +11,7 @@ through a `Waiter` it is given:
   its value to sync code.
 
 This is the sans-IO idea (one procedure, two thin drivers) with the coroutine
-itself as the generator; `forge.tools._pipeline` builds the execution engine
+itself as the generator; `forge.tools.execution._pipeline` builds the execution engine
 on it, and `forge.tools.factory` the instance lifecycle.
 """
 
@@ -64,7 +64,7 @@ class _BlockingWait(Waiter):
     async def resolve(self, value: Any) -> Any:
         if not inspect.isawaitable(value):
             return value
-        from forge.tools._run import _run_coroutine
+        from forge.tools.execution._run import _run_coroutine
 
         return _run_coroutine(_awaited(value))
 

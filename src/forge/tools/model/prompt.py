@@ -22,10 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from forge.tools.categories import ToolCategory
+from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
 
 __all__ = ["PromptKeywords", "PromptOptions", "render_prompt"]
 
