@@ -20,11 +20,12 @@ run: $(STAMP)
 	@echo "Serving the example tools over MCP at http://127.0.0.1:$(PORT)/mcp - press Ctrl+C to stop."
 	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT)
 
-## Lint, type-check and run the whole test suite.
+## Lint, type-check, check the import layers and run the whole test suite.
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench examples corpora
 	$(BIN)/ruff format --check src tests bench examples corpora
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q --cov=forge --cov-report=term-missing:skip-covered --cov-fail-under=90
 
 ## The fast part of the suite only (skips the tests marked slow: servers, subprocesses, the corpora, long property runs).

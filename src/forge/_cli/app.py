@@ -256,7 +256,7 @@ def validate(
     json_: JsonOpt = False,
 ) -> None:
     """Lint tool definitions: invalid definitions and per-provider problems."""
-    from forge.tools.lint import lint_tools
+    from forge.tools.model.lint import lint_tools
 
     paths = [*(files or []), *(config or [])]
     if not paths and not spec:

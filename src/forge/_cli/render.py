@@ -13,7 +13,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from forge.tools import Tool, ToolResult
     from forge.tools.config import ConfigIssue
-    from forge.tools.lint import LintFinding
+    from forge.tools.model.lint import LintFinding
 
 
 def _out() -> Console:

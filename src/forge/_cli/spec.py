@@ -5,14 +5,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from forge.core.errors import ForgeError
+from forge.core.errors import ForgeError, ToolsSpecError
 from forge.tools import Tool, ToolRegistry
 
 __all__ = ["ToolsSpecError", "load_tools_spec"]
-
-
-class ToolsSpecError(ForgeError, ValueError):
-    """A ``MODULE:ATTRIBUTE`` tools reference that cannot be loaded."""
 
 
 def load_tools_spec(spec: str) -> ToolRegistry:

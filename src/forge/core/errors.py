@@ -24,7 +24,6 @@ raises it, or needing an optional dependency) is marked with where to import it:
     ├── InsecureBindError(ForgeError, ValueError)        HTTP beyond loopback without a token
     │       import from forge.tools.integrations.mcp
     └── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools
-            import from forge.tools.integrations.mcp.command
 
     ConfigWarning(UserWarning)                           invalid tools skipped (non-strict loading)
 
@@ -65,6 +64,7 @@ __all__ = [
     "ToolError",
     "ToolNotFoundError",
     "ToolValidationError",
+    "ToolsSpecError",
     "UnsupportedProviderError",
 ]
 
@@ -204,6 +204,11 @@ class UnsupportedProviderError(ForgeError, ValueError):
 
     def __reduce__(self) -> tuple[type[UnsupportedProviderError], tuple[object, tuple[str, ...]]]:
         return (type(self), (self.provider, self.supported))
+
+
+class ToolsSpecError(ForgeError, ValueError):
+    """A ``MODULE:ATTRIBUTE`` tools reference (``--tools``, ``serve(tools=...)``) that cannot
+    be loaded: the module or attribute is missing, or it is not a registry or tools."""
 
 
 class MissingDependencyError(ForgeError, ImportError):

@@ -18,50 +18,50 @@ from forge.core.errors import (
     ToolValidationError,
 )
 from forge.tools.base import BaseTool
-from forge.tools.calls import ToolCall
-from forge.tools.categories import ToolCategory
-from forge.tools.context import ExecutionContext
-from forge.tools.metadata import ToolAnnotations, ToolExample, ToolMetadata
-from forge.tools.options import ToolOptions
-from forge.tools.params import ToolParameter
+from forge.tools.model.options import Placement, ToolOptions
+from forge.tools.model.tool import Tool, tool
 from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
-from forge.tools.results import ErrorKind, ToolResult
-from forge.tools.tool import Placement, Tool, tool
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
+from forge.tools.values.params import ToolParameter
+from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
-    from forge.tools.builder import ToolBuilder, create_tool
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
-    from forge.tools.executor import ToolExecutor
+    from forge.tools.execution.executor import ToolExecutor
+    from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
+    from forge.tools.execution.metrics import ExecutionMetrics
+    from forge.tools.execution.permissions import Decision, PermissionRequest, RuleBasedPolicy
     from forge.tools.factory import ToolFactory
-    from forge.tools.hooks import ExecutionHook, ToolInvocation
-    from forge.tools.metrics import ExecutionMetrics
+    from forge.tools.model.builder import ToolBuilder, create_tool
+    from forge.tools.model.prompt import PromptOptions
+    from forge.tools.model.records import from_record
     from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
-    from forge.tools.permissions import Decision, PermissionRequest, RuleBasedPolicy
     from forge.tools.plugins import load_plugins
-    from forge.tools.prompt import PromptOptions
-    from forge.tools.records import from_record
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
 
 # Execution loads asyncio and friends, and most programs never parse tool calls or
 # format results: these names are imported on first use.
 _LAZY = {
-    "Decision": "forge.tools.permissions",
-    "ToolBuilder": "forge.tools.builder",
-    "create_tool": "forge.tools.builder",
-    "from_record": "forge.tools.records",
+    "Decision": "forge.tools.execution.permissions",
+    "ToolBuilder": "forge.tools.model.builder",
+    "create_tool": "forge.tools.model.builder",
+    "from_record": "forge.tools.model.records",
     "HandlerRegistry": "forge.tools.config",
     "LoadReport": "forge.tools.config",
-    "PromptOptions": "forge.tools.prompt",
-    "ExecutionHook": "forge.tools.hooks",
-    "ExecutionMetrics": "forge.tools.metrics",
-    "PermissionRequest": "forge.tools.permissions",
-    "RuleBasedPolicy": "forge.tools.permissions",
+    "PromptOptions": "forge.tools.model.prompt",
+    "ExecutionHook": "forge.tools.execution.hooks",
+    "ExecutionMetrics": "forge.tools.execution.metrics",
+    "PermissionRequest": "forge.tools.execution.permissions",
+    "RuleBasedPolicy": "forge.tools.execution.permissions",
     "ToolCallAccumulator": "forge.tools.streaming",
     "ToolCallFormatError": "forge.tools.parsing",
-    "ToolExecutor": "forge.tools.executor",
+    "ToolExecutor": "forge.tools.execution.executor",
     "ToolFactory": "forge.tools.factory",
-    "ToolInvocation": "forge.tools.hooks",
+    "ToolInvocation": "forge.tools.execution.hooks",
     "format_results": "forge.tools.replies",
     "load_plugins": "forge.tools.plugins",
     "load_tools": "forge.tools.config",

@@ -6,19 +6,18 @@ This module also re-exports the value types the seed imports from here.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from forge.core.errors import ToolValidationError
-from forge.tools.categories import ToolCategory
-from forge.tools.context import ExecutionContext
-from forge.tools.metadata import ToolAnnotations
-from forge.tools.options import options_of, tool_fields
-from forge.tools.params import ToolParameter
-from forge.tools.results import ToolResult
-from forge.tools.tool import Tool
-
-if TYPE_CHECKING:
-    from forge.tools.failures import ErrorDetails
+from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.tools.model.options import ErrorDetails, options_of, tool_fields
+from forge.tools.model.tool import Tool
+from forge.tools.schema._sources import Compiled, default_context
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.metadata import ToolAnnotations
+from forge.tools.values.params import ToolParameter
+from forge.tools.values.results import ToolResult
 
 __all__ = ["BaseTool", "ExecutionContext", "ToolCategory", "ToolParameter", "ToolResult"]
 
@@ -70,8 +69,6 @@ class BaseTool(ABC):
         """Return the canonical `Tool` record for this instance (built once)."""
         cached: Tool | None = self.__dict__.get("_forge_tool")
         if cached is None:
-            from forge.tools._sources import BaseToolSource
-
             cached = Tool(
                 name=self.name,
                 description=self.description,
@@ -88,7 +85,7 @@ class BaseTool(ABC):
         """Validate, then run `_execute` within the timeout; never raises for bad input.
 
         The call goes through the same engine as every other entry point
-        (`forge.tools.executor`): invalid arguments, a denied call, a timeout
+        (`forge.tools.execution.executor`): invalid arguments, a denied call, a timeout
         (this tool's ``timeout``, else ``context.timeout``) and an exception from
         `_execute` become a failed `ToolResult` with the same message as there.
         """
@@ -117,7 +114,31 @@ def _engine_of(owner: BaseTool, tool: Tool) -> Any:
     """The engine of a tool run on its own (a one-tool registry, no hooks), built once."""
     engine = owner.__dict__.get("_forge_engine")
     if engine is None:
-        from forge.tools.registry import ToolRegistry
+        from forge.tools.execution.executor import contextless
+        from forge.tools.store._store import ToolStore
 
-        engine = owner.__dict__["_forge_engine"] = ToolRegistry([tool])._engine()
+        engine = owner.__dict__["_forge_engine"] = contextless(ToolStore([tool]))
     return engine
+
+
+@dataclass(frozen=True, slots=True)
+class BaseToolSource:
+    """A `BaseTool` instance (seed 004): `ToolParameter`s and ``async _execute``."""
+
+    instance: BaseTool
+    is_async: bool = True
+
+    def compile(self, name: str) -> Compiled:
+        from forge.tools.schema._validation import SchemaValidator
+        from forge.tools.values.params import parameters_schema
+
+        try:
+            schema = parameters_schema(self.instance.parameters)
+        except ValueError as exc:
+            raise ToolDefinitionError(name, str(exc)) from None
+        run = self.instance._execute
+
+        def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
+            return run(default_context(ctx), **kwargs)
+
+        return Compiled(schema, SchemaValidator(name, schema), invoke, None)

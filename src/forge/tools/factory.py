@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
-from forge.tools._drive import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
-from forge.tools.context import ExecutionContext
+from forge.tools.execution._drive import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
+from forge.tools.values.context import ExecutionContext
 
 if TYPE_CHECKING:
-    from forge.tools._sources import Compiled
-    from forge.tools.options import ToolOptions
-    from forge.tools.tool import Tool
+    from forge.tools.model.options import ToolOptions
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
 
 __all__ = ["Lifetime", "ToolFactory"]
 
@@ -166,7 +166,7 @@ def _describe(factory: Callable[..., Any], name: str | None, description: str | 
     own_name = cls.__dict__.get("name")
     tool_name = name or (own_name if isinstance(own_name, str) else _snake(cls.__name__))
     if description is None:
-        from forge.tools._schema import describe_function
+        from forge.tools.schema._python import describe_function
 
         own = cls.__dict__.get("description")
         description = own if isinstance(own, str) else describe_function(cls.__call__)[0]
@@ -287,7 +287,7 @@ class _Provider:
         self._ready = False
         self._pending: concurrent.futures.Future[Any] | None = None
 
-    # Each step is written once, over a `Waiter` (`forge.tools._drive`): sync callers
+    # Each step is written once, over a `Waiter` (`forge.tools.execution._drive`): sync callers
     # drive it with BLOCKING_WAIT and `complete`, async ones with ASYNC_WAIT.
 
     async def acquire(self, io: Waiter) -> Any:
@@ -371,22 +371,22 @@ class FactorySource:
     provider: _Provider
     is_async: bool
 
-    def compile(self, tool: Tool) -> Compiled:
+    def compile(self, name: str) -> Compiled:
         if self.spec.kind == "base_tool":
-            return self._compile_base_tool(tool)
-        return self._compile_callable(tool)
+            return self._compile_base_tool(name)
+        return self._compile_callable(name)
 
-    def _compile_base_tool(self, tool: Tool) -> Compiled:
-        from forge.tools._sources import Compiled
-        from forge.tools._validation import SchemaValidator
-        from forge.tools.params import parameters_schema
+    def _compile_base_tool(self, name: str) -> Compiled:
+        from forge.tools.schema._sources import Compiled
+        from forge.tools.schema._validation import SchemaValidator
+        from forge.tools.values.params import parameters_schema
 
         try:
             schema = parameters_schema(self.spec.prototype.parameters)
         except ValueError as exc:
-            raise ToolDefinitionError(tool.name, str(exc)) from None
+            raise ToolDefinitionError(name, str(exc)) from None
         except Exception as exc:
-            raise _unreadable(tool.name, self.spec.cls, exc) from None
+            raise _unreadable(name, self.spec.cls, exc) from None
         provider = self.provider
 
         async def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:
@@ -396,17 +396,17 @@ class FactorySource:
             finally:
                 await provider.release(ASYNC_WAIT, instance)
 
-        return Compiled(schema, SchemaValidator(tool.name, schema), invoke, None)
+        return Compiled(schema, SchemaValidator(name, schema), invoke, None)
 
-    def _compile_callable(self, tool: Tool) -> Compiled:
-        from forge.tools._schema import describe_function, function_schema
-        from forge.tools._sources import Compiled
-        from forge.tools._validation import arguments_validator
+    def _compile_callable(self, name: str) -> Compiled:
+        from forge.tools.schema._python import describe_function, function_schema
+        from forge.tools.schema._sources import Compiled
+        from forge.tools.schema._validation import arguments_validator
 
         method = self.spec.cls.__call__
         bound = types.MethodType(method, _Unbound())
-        schema = function_schema(tool.name, bound, describe_function(method)[1])
-        validate = arguments_validator(tool.name, schema.validate_python)
+        schema = function_schema(name, bound, describe_function(method)[1])
+        validate = arguments_validator(name, schema.validate_python)
         names, provider = schema.context_params, self.provider
 
         def extra(ctx: ExecutionContext | None) -> dict[str, Any]:
@@ -440,8 +440,8 @@ class _Unbound:
 
 
 def _make_tool(spec: _Spec, provider: _Provider, given: dict[str, Any]) -> Tool:
-    from forge.tools.options import options_of, tool_fields
-    from forge.tools.tool import Tool, is_coroutine
+    from forge.tools.model.options import options_of, tool_fields
+    from forge.tools.model.tool import Tool, is_coroutine
 
     if spec.kind == "base_tool":
         try:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.logging import get_logger
 
 if TYPE_CHECKING:
-    from forge.tools.registry import ToolRegistry
+    from forge.tools.store._store import ToolStore
 
 __all__ = ["PLUGIN_GROUP", "PluginReport", "load_plugins"]
 
@@ -55,7 +55,7 @@ class PluginReport:
 
 
 def load_plugins(
-    registry: ToolRegistry,
+    registry: ToolStore,
     *,
     group: str = PLUGIN_GROUP,
     names: Iterable[str] | None = None,
@@ -96,12 +96,10 @@ def _entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
 
 
 def _load_one(
-    registry: ToolRegistry, entry: importlib.metadata.EntryPoint, replace: bool
+    registry: ToolStore, entry: importlib.metadata.EntryPoint, replace: bool
 ) -> tuple[str, ...]:
-    from forge.tools.registry import ToolRegistry
-
     target = entry.load()
-    scratch = ToolRegistry()
+    scratch = type(registry)()  # the same kind of registry, so plugins may use its methods
     _contribute(target, scratch)
     tools = scratch.list_all()
     registry.register_many(tools, replace=replace)
@@ -111,9 +109,9 @@ def _load_one(
     return tuple(t.name for t in tools)
 
 
-def _contribute(target: Any, scratch: ToolRegistry) -> None:
+def _contribute(target: Any, scratch: ToolStore) -> None:
     from forge.tools.base import BaseTool
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
 
     if isinstance(target, Tool | BaseTool | Mapping):
         scratch.register(target)

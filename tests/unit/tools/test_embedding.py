@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from forge.tools._embedding import DIMENSIONS, embed
+from forge.tools.search._embedding import DIMENSIONS, embed
 
 
 def test_vectors_are_unit_length_rows() -> None:
@@ -42,7 +42,7 @@ def test_loading_needs_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """The model loads from the installed package, with every connection refused."""
     import socket
 
-    import forge.tools._embedding as embedding
+    import forge.tools.search._embedding as embedding
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError("network refused in this test")
@@ -58,7 +58,7 @@ def test_loading_leaves_the_root_logger_alone() -> None:
     import sys
 
     code = (
-        "import logging; from forge.tools._embedding import embed; embed(['x']); "
+        "import logging; from forge.tools.search._embedding import embed; embed(['x']); "
         "root = logging.getLogger(); print(len(root.handlers), root.level)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

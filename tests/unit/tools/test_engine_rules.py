@@ -32,7 +32,7 @@ from forge.tools import (
     ToolResult,
     tool,
 )
-from forge.tools.permissions import Decision
+from forge.tools.execution.permissions import Decision
 
 
 @tool

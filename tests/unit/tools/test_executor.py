@@ -18,7 +18,7 @@ from forge.tools import (
     ToolResult,
     tool,
 )
-from forge.tools.executor import ToolExecutor
+from forge.tools.execution.executor import ToolExecutor
 
 
 def add(a: int, b: int) -> int:

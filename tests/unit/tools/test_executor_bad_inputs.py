@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from forge.tools import ErrorKind, ToolCall, ToolRegistry
-from forge.tools.executor import ToolExecutor
-from forge.tools.failures import MAX_MESSAGE_CHARS
+from forge.tools.execution.executor import ToolExecutor
+from forge.tools.execution.failures import MAX_MESSAGE_CHARS
 
 
 def add(a: int, b: int) -> int:

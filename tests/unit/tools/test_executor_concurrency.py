@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from forge.tools import ErrorKind, ToolCall, ToolRegistry, tool
-from forge.tools._limits import Limiter
-from forge.tools.executor import ToolExecutor
+from forge.tools.execution._limits import Limiter
+from forge.tools.execution.executor import ToolExecutor
 
 
 async def nap(i: int) -> int:

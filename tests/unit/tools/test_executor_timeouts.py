@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from forge.tools import ErrorKind, ExecutionContext, ToolCall, ToolRegistry, tool
-from forge.tools.executor import ToolExecutor
-from forge.tools.metrics import ExecutionMetrics
+from forge.tools.execution.executor import ToolExecutor
+from forge.tools.execution.metrics import ExecutionMetrics
 
 RELEASE = threading.Event()  # lets the abandoned sync handlers end when a test finishes
 

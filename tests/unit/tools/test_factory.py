@@ -16,7 +16,7 @@ from forge.tools import (
     ToolRegistry,
     ToolResult,
 )
-from forge.tools.executor import ToolExecutor
+from forge.tools.execution.executor import ToolExecutor
 from forge.tools.factory import ToolFactory
 
 

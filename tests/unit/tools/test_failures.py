@@ -3,8 +3,9 @@
 import pytest
 
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
-from forge.tools import ErrorKind, ToolRegistry, failures, tool
-from forge.tools.executor import ToolExecutor
+from forge.tools import ErrorKind, ToolRegistry, tool
+from forge.tools.execution import failures
+from forge.tools.execution.executor import ToolExecutor
 
 
 def test_every_kind_has_a_builder_with_retry_advice() -> None:

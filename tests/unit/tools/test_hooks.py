@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from forge.tools import ErrorKind, ExecutionContext, ToolCall, ToolRegistry, ToolResult
-from forge.tools.executor import ToolExecutor
-from forge.tools.hooks import ExecutionHook, ToolInvocation
+from forge.tools.execution.executor import ToolExecutor
+from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
 
 CALLS: list[int] = []
 

@@ -10,7 +10,7 @@ import pytest
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools import ErrorKind, ExecutionContext, ToolRegistry, tool
-from forge.tools.executor import ToolExecutor
+from forge.tools.execution.executor import ToolExecutor
 
 pytestmark = pytest.mark.slow  # child processes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from forge.tools import from_record
-from forge.tools.lint import lint_tool, lint_tools
+from forge.tools.model.lint import lint_tool, lint_tools
 
 
 def tool(parameters: dict[str, Any], description: str = "Does a thing.") -> Any:

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from forge.tools import ErrorKind, ExecutionContext, ToolCall, ToolRegistry, ToolResult, tool
-from forge.tools.executor import ToolExecutor
-from forge.tools.metrics import ExecutionMetrics
-from forge.tools.permissions import RuleBasedPolicy
+from forge.tools.execution.executor import ToolExecutor
+from forge.tools.execution.metrics import ExecutionMetrics
+from forge.tools.execution.permissions import RuleBasedPolicy
 
 
 def add(a: int, b: int) -> int:

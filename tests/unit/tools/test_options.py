@@ -24,7 +24,7 @@ from forge.tools import (
 )
 from forge.tools.config import HandlerRegistry, build_tool, builtin_handlers
 from forge.tools.factory import ToolFactory
-from forge.tools.options import OPTION_NAMES
+from forge.tools.model.options import OPTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[3]
 

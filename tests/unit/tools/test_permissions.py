@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from forge.tools import ErrorKind, ExecutionContext, ToolCategory, ToolRegistry, tool
-from forge.tools.executor import ToolExecutor
-from forge.tools.permissions import (
+from forge.tools.execution.executor import ToolExecutor
+from forge.tools.execution.permissions import (
     Decision,
     Match,
     PermissionRequest,

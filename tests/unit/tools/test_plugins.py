@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from forge.tools import ToolRegistry
-from forge.tools.executor import ToolExecutor
+from forge.tools.execution.executor import ToolExecutor
 from forge.tools.plugins import PLUGIN_GROUP, load_plugins
 
 GOOD = '''

@@ -142,7 +142,7 @@ def test_empty_registry() -> None:
 
 def test_schema_shapes_render() -> None:
     """Nested types, const, type lists, refs and untyped parameters render readably."""
-    from forge.tools.prompt import _parameters
+    from forge.tools.model.prompt import _parameters
 
     schema = {
         "type": "object",

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forge.tools import ToolRegistry, from_record
-from forge.tools._embedding import embed
 from forge.tools.search import (
     FEATURES,
     SEMANTIC_FLOOR,
@@ -19,6 +18,7 @@ from forge.tools.search import (
     tokenize,
     words,
 )
+from forge.tools.search._embedding import embed
 
 
 def record(name: str, description: str, **extra: Any) -> dict[str, Any]:
@@ -189,7 +189,7 @@ def test_limit_must_be_positive() -> None:
 def test_unbuildable_schema_is_still_searchable_by_name() -> None:
     """A tool whose schema cannot compile is indexed by its name and description."""
     from forge.tools import Tool
-    from forge.tools._sources import SchemaSource
+    from forge.tools.schema._sources import SchemaSource
 
     source = SchemaSource({"type": "object", "properties": 3}, None, "dict", False)
     broken = Tool(name="broken_tool", description="Fails to compile.", source=source)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.errors import BlockedAddressError
 from forge.tools.config._network import NetworkPolicy, resolve_checked
 from forge.tools.config.http import HttpSpec, expand_env
-from forge.tools.results import ErrorKind, ToolResult
+from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     import httpx

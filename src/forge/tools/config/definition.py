@@ -8,7 +8,7 @@ A definition holds:
   only be ``"function"``. ``handler`` is a label recorded in the tool's
   metadata; what runs is ``implementation.handler`` (``builtin`` and
   ``internal``), the mock response or the HTTP request.
-* ``output_schema`` and the options of `forge.tools.options.ToolOptions`
+* ``output_schema`` and the options of `forge.tools.model.options.ToolOptions`
   (metadata such as ``category``, ``tags`` and ``examples``, ``annotations``,
   ``title``, ``timeout``, ``max_concurrency``, ``error_details``): optional.
   Not ``placement``, which follows the implementation (a mock runs inline),
@@ -28,10 +28,10 @@ from typing import Any, TypeVar
 
 from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
-from forge.tools._names import check_name
 from forge.tools.config.handlers import HandlerRegistry
-from forge.tools.options import OPTION_NAMES
-from forge.tools.tool import Tool
+from forge.tools.model.options import OPTION_NAMES
+from forge.tools.model.tool import Tool
+from forge.tools.schema._names import check_name
 
 __all__ = ["IMPLEMENTATION_TYPES", "build_tool"]
 
@@ -143,7 +143,7 @@ def _record_tool(
     Parts already reported as missing or malformed are stood in for, so that the
     remaining fields (description, schema, metadata, examples) are checked too.
     """
-    from forge.tools.records import from_record
+    from forge.tools.model.records import from_record
 
     record = {k: v for k, v in definition.items() if k in _PASSED_ON}
     record["name"] = name or "_"

@@ -14,8 +14,8 @@ from forge.core.logging import get_logger
 from forge.tools.config._files import FileMissing, FileProblem, read_definitions
 from forge.tools.config.definition import build_tool
 from forge.tools.config.handlers import HandlerRegistry, builtin_handlers
+from forge.tools.model.tool import Tool
 from forge.tools.registry import ToolRegistry
-from forge.tools.tool import Tool
 
 __all__ = ["ConfigIssue", "IssueKind", "LoadReport", "load_tools"]
 

@@ -27,7 +27,7 @@ from forge.tools.formats.report import ConversionReport, SchemaChange
 from forge.tools.formats.strict_args import strict_arguments
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.formats._definition import ToolDefinition
 
 __all__ = [
     "PROVIDERS",
@@ -41,7 +41,7 @@ __all__ = [
     "to_provider",
 ]
 
-Converter = Callable[["Tool", Context], Any]
+Converter = Callable[["ToolDefinition", Context], Any]
 
 #: Every supported provider and its per-tool converter, in documentation order.
 PROVIDERS: dict[str, Converter] = {
@@ -66,7 +66,9 @@ def _converter(provider: str) -> Converter:
     return found
 
 
-def to_provider(tools: Sequence[Tool], provider: str, *, strict: bool = False) -> list[Any]:
+def to_provider(
+    tools: Sequence[ToolDefinition], provider: str, *, strict: bool = False
+) -> list[Any]:
     """Convert tools to one provider's tool definitions, in the given order.
 
     Gemini's result is one ``{"functionDeclarations": [...]}`` holding every
@@ -84,7 +86,9 @@ def to_provider(tools: Sequence[Tool], provider: str, *, strict: bool = False) -
     return wrap(out) if wrap is not None else out
 
 
-def convert(tool: Tool, provider: str, *, strict: bool = False) -> tuple[Any, ConversionReport]:
+def convert(
+    tool: ToolDefinition, provider: str, *, strict: bool = False
+) -> tuple[Any, ConversionReport]:
     """Convert one tool and report what its schema compiler changed.
 
     For Gemini the definition is the function declaration (not the wrapper).

@@ -13,7 +13,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from forge.tools._readonly import DICTS, LISTS
 from forge.tools.formats._schema import (
     ANNOTATIONS,
     Context,
@@ -25,6 +24,7 @@ from forge.tools.formats._schema import (
     without_refs,
 )
 from forge.tools.formats._simple import UNKNOWN, gemini_simple
+from forge.tools.values._readonly import DICTS, LISTS
 
 __all__ = ["compile_gemini"]
 

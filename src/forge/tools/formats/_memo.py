@@ -5,7 +5,7 @@ registry re-converts every tool whenever any tool changes, so each tool's
 compiled schema is kept, keyed by the identity of its canonical parameters
 dict (which a compiled `Tool` keeps for its lifetime), together with the
 report lines. The memo is bounded; the oldest entries go first. Compiled
-schemas are shared, so they are read-only (`forge.tools._readonly`), like
+schemas are shared, so they are read-only (`forge.tools.values._readonly`), like
 ``tool.parameters``.
 """
 
@@ -15,9 +15,9 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from forge.tools._readonly import freeze
 from forge.tools.formats._schema import Context, Schema
 from forge.tools.formats.report import SchemaChange
+from forge.tools.values._readonly import freeze
 
 MAX_ENTRIES = 8192
 

@@ -8,9 +8,9 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
-from forge.tools._param_table import PRIMITIVES
-from forge.tools._readonly import DICTS
 from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
+from forge.tools.schema._param_table import PRIMITIVES
+from forge.tools.values._readonly import DICTS
 
 Schema = dict[str, Any]
 #: A location in a schema, as the keys and indexes leading to it.

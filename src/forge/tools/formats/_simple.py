@@ -1,6 +1,6 @@
 """One-pass compilers for the commonest parameters schemas (Gemini, OpenAI strict, closed strict).
 
-For a schema that `forge.tools._param_table.analyse` reads into a table (a flat
+For a schema that `forge.tools.schema._param_table.analyse` reads into a table (a flat
 object of primitive leaves, lists of a primitive and ``Optional[...]`` of
 those), each compiler's general walk reduces to a few fixed rules, applied here
 per row of the table, without reference scans, deep copies or per-node
@@ -8,17 +8,17 @@ dispatch. A compiled tool keeps its table, so converting it does no analysis
 at all. Anything else returns ``None`` and the caller takes its general path.
 Each function gives exactly the output and report lines of the general path
 (a property test checks this on random simple schemas). The output is built
-read-only (`forge.tools._readonly`), so its nodes can be shared between tools.
+read-only (`forge.tools.values._readonly`), so its nodes can be shared between tools.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from forge.tools._param_table import ARRAY, LEAF, OPTIONAL, PRIMITIVES, Table, analyse
-from forge.tools._readonly import ReadOnlyDict, ReadOnlyList, freeze
 from forge.tools.formats._schema import Context, Schema
 from forge.tools.formats.report import ChangeAction, SchemaChange
+from forge.tools.schema._param_table import ARRAY, LEAF, OPTIONAL, PRIMITIVES, Table, analyse
+from forge.tools.values._readonly import ReadOnlyDict, ReadOnlyList, freeze
 
 __all__ = ["UNKNOWN", "closed_strict_simple", "gemini_simple", "openai_strict_simple"]
 

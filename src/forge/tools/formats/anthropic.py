@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._closed_strict import ANTHROPIC, compile_closed_strict
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._schema import Context
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.formats._definition import ToolDefinition
 
 __all__ = ["convert_anthropic", "to_anthropic"]
 
 
-def to_anthropic(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
+def to_anthropic(tool: ToolDefinition, *, strict: bool = False) -> dict[str, Any]:
     """Return ``{"name", "description", "input_schema"}`` (+ ``"strict": true``).
 
     Raises:
@@ -28,7 +28,7 @@ def _strict(schema: Any, ctx: Context, table: Any) -> dict[str, Any]:
     return compile_closed_strict(schema, ctx, ANTHROPIC, table)
 
 
-def convert_anthropic(tool: Tool, ctx: Context) -> dict[str, Any]:
+def convert_anthropic(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Convert with a caller-owned context (which collects the report)."""
     out: dict[str, Any] = {"name": tool.name, "description": tool.description}
     if ctx.strict:

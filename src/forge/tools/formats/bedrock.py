@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._closed_strict import BEDROCK, compile_closed_strict
 from forge.tools.formats._memo import compiled
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
+    from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats._schema import Context
-    from forge.tools.tool import Tool
 
 __all__ = ["convert_bedrock"]
 
@@ -19,7 +19,7 @@ def _strict(schema: Any, ctx: Context, table: Any) -> dict[str, Any]:
     return compile_closed_strict(schema, ctx, BEDROCK, table)
 
 
-def convert_bedrock(tool: Tool, ctx: Context) -> dict[str, Any]:
+def convert_bedrock(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return ``{"toolSpec": {name, description, inputSchema: {json}}}`` (+ ``strict``).
 
     An empty description is left out: Bedrock rejects empty strings.

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict, ReadOnlyList
 from forge.tools.formats._gemini_schema import compile_gemini
 from forge.tools.formats._memo import compiled
+from forge.tools.values._readonly import ReadOnlyDict, ReadOnlyList
 
 if TYPE_CHECKING:
+    from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats._schema import Context
-    from forge.tools.tool import Tool
 
 __all__ = ["convert_gemini", "wrap_gemini"]
 
 
-def convert_gemini(tool: Tool, ctx: Context) -> dict[str, Any]:
+def convert_gemini(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return one ``{"name", "description", "parameters"}`` function declaration.
 
     ``parameters`` is Gemini's OpenAPI-subset schema (see `compile_gemini`).

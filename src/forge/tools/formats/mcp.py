@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
+    from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats._schema import Context
-    from forge.tools.tool import Tool
 
 __all__ = ["convert_mcp"]
 
@@ -16,7 +16,7 @@ _HINTS = (("read_only", "readOnlyHint"), ("destructive", "destructiveHint"),
           ("idempotent", "idempotentHint"), ("open_world", "openWorldHint"))  # fmt: skip
 
 
-def convert_mcp(tool: Tool, ctx: Context) -> dict[str, Any]:
+def convert_mcp(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return ``{"name", "title"?, "description", "inputSchema", "outputSchema"?, "annotations"?}``.
 
     MCP takes any JSON Schema, so the parameters go out unchanged; ``strict``

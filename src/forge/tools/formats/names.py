@@ -18,7 +18,7 @@ import hashlib
 import re
 import threading
 
-from forge.tools._names import MAX_NAME_LENGTH, NAME_PATTERN
+from forge.tools.schema._names import MAX_NAME_LENGTH, NAME_PATTERN
 
 __all__ = ["NAME_RULES", "NameMap"]
 

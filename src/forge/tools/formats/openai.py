@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats._common import check_description
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._openai_strict import compile_openai_strict
 from forge.tools.formats._schema import Context
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.formats._definition import ToolDefinition
 
 __all__ = ["convert_openai", "function_body", "to_openai"]
 
 
-def to_openai(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
+def to_openai(tool: ToolDefinition, *, strict: bool = False) -> dict[str, Any]:
     """Return ``{"type": "function", "function": {name, description, parameters}}``.
 
     With ``strict`` the parameters are compiled to OpenAI's strict subset and
@@ -28,12 +28,12 @@ def to_openai(tool: Tool, *, strict: bool = False) -> dict[str, Any]:
     return convert_openai(tool, Context(tool.name, "openai", strict))
 
 
-def convert_openai(tool: Tool, ctx: Context) -> dict[str, Any]:
+def convert_openai(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Convert with a caller-owned context (which collects the report)."""
     return ReadOnlyDict(type="function", function=ReadOnlyDict(function_body(tool, ctx)))
 
 
-def function_body(tool: Tool, ctx: Context) -> dict[str, Any]:
+def function_body(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return ``{name, description, parameters[, strict]}`` (shared with Mistral).
 
     A plain dict, for the caller to wrap; the parameters in it are read-only.

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools._readonly import ReadOnlyDict
 from forge.tools.formats.openai import function_body
+from forge.tools.values._readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
+    from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats._schema import Context
-    from forge.tools.tool import Tool
 
 __all__ = ["convert_openai_responses"]
 
 
-def convert_openai_responses(tool: Tool, ctx: Context) -> dict[str, Any]:
+def convert_openai_responses(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return ``{"type": "function", name, description, parameters, strict}``.
 
     ``strict`` is always written: the Responses API makes schemas strict when

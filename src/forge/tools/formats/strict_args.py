@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 from forge.tools.formats._schema import accepts_null, is_free_form, resolve
 
 if TYPE_CHECKING:
-    from forge.tools.tool import Tool
+    from forge.tools.formats._definition import ToolDefinition
 
 __all__ = ["restore_arguments", "strict_arguments"]
 
 
-def strict_arguments(tool: Tool) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def strict_arguments(tool: ToolDefinition) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """Return a function turning ``tool``'s strict-mode arguments into canonical ones.
 
     The returned function never raises: what it cannot map it leaves as it

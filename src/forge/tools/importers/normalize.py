@@ -134,7 +134,7 @@ def _root(schema: Any, notes: _Notes) -> dict[str, Any]:
         got = out.get("type")
         raise notes.reject("parameters.type", f"the parameters must be an object, got {got!r}")
     out.setdefault("properties", {})
-    from forge.tools._validation import check_json_schema
+    from forge.tools.schema._validation import check_json_schema
 
     return check_json_schema(notes.tool, out)
 

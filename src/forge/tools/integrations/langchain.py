@@ -10,11 +10,11 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import MissingDependencyError
-from forge.tools._readonly import thaw
+from forge.tools.values._readonly import thaw
 
 if TYPE_CHECKING:
-    from forge.tools.results import ToolResult
-    from forge.tools.tool import Tool
+    from forge.tools.model.tool import Tool
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["from_langchain", "to_langchain"]
 
@@ -42,7 +42,7 @@ def to_langchain(tool: Tool, *, read_only: bool = False) -> Any:
     Raises:
         MissingDependencyError: ``langchain-core`` is not installed.
     """
-    from forge.tools.executor import ToolExecutor
+    from forge.tools.execution.executor import ToolExecutor
     from forge.tools.registry import ToolRegistry
 
     lc = _langchain()
@@ -105,7 +105,7 @@ def from_langchain(lc_tool: Any, *, name: str | None = None) -> Tool:
 
     from forge.core.errors import ToolDefinitionError
     from forge.tools.formats.names import NameMap
-    from forge.tools.records import from_record
+    from forge.tools.model.records import from_record
 
     if not isinstance(lc_tool, lc.BaseTool):
         raise ToolDefinitionError(str(name), f"expected a LangChain BaseTool, got {lc_tool!r}")

@@ -7,7 +7,7 @@ provider is detected when not given (see `detect_provider`).
 
 Arguments sent as JSON text are decoded; malformed text is repaired where that is safe
 (``ToolCall.repaired``) and otherwise left on the call as ``ToolCall.argument_error``, which
-execution turns into an ``invalid_json`` result for the model (see `forge.tools._repair`).
+execution turns into an ``invalid_json`` result for the model (see `forge.tools.values._repair`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any
 
 from forge.core.errors import UnsupportedProviderError
-from forge.tools.calls import ToolCall
 from forge.tools.parsing import anthropic, bedrock, gemini, mcp, mistral, ollama, openai, responses
 from forge.tools.parsing._common import (
     GENERATED_ID_PREFIX,
@@ -26,6 +25,7 @@ from forge.tools.parsing._common import (
     is_generated_id,
 )
 from forge.tools.parsing.detect import detect_provider
+from forge.tools.values.calls import ToolCall
 
 __all__ = [
     "GENERATED_ID_PREFIX",

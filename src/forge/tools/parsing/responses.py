@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.calls import ToolCall
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+from forge.tools.values.calls import ToolCall
 
 __all__ = ["parse", "parse_item"]
 

@@ -21,7 +21,7 @@ mcp               ``CallToolResult`` per result: ``content``, ``isError``,
 Outputs are sent as text where the provider takes text (a ``str`` as is, anything else as
 compact JSON) and as JSON where it takes JSON; values JSON cannot hold (bytes, dataclasses,
 pydantic models, sets, datetimes, ...) are converted by one rule, documented in
-`forge.tools._jsonable`. Providers without an error flag get the message prefixed with
+`forge.tools.values._jsonable`. Providers without an error flag get the message prefixed with
 ``Error: ``.
 """
 
@@ -38,7 +38,7 @@ from forge.tools.replies.gemini import format_gemini
 from forge.tools.replies.mcp import format_mcp
 from forge.tools.replies.openai import format_mistral, format_ollama, format_openai
 from forge.tools.replies.responses import format_responses
-from forge.tools.results import ToolResult
+from forge.tools.values.results import ToolResult
 
 __all__ = ["FORMATTERS", "format_results"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from forge.core._text import article
 from forge.tools.parsing._common import ToolCallFormatError
-from forge.tools.results import ToolResult
+from forge.tools.values.results import ToolResult
 
 __all__ = ["call_id", "error_text", "output_json", "output_text", "results_list", "tool_name"]
 
@@ -30,14 +30,14 @@ def output_text(result: ToolResult) -> str:
     output = result.output
     if type(output) is str:
         return output
-    from forge.tools._jsonable import dumps
+    from forge.tools.values._jsonable import dumps
 
     return dumps(output)
 
 
 def output_json(result: ToolResult) -> Any:
-    """A successful result's output as JSON data (see `forge.tools._jsonable`)."""
-    from forge.tools._jsonable import to_jsonable
+    """A successful result's output as JSON data (see `forge.tools.values._jsonable`)."""
+    from forge.tools.values._jsonable import to_jsonable
 
     return to_jsonable(result.output)
 

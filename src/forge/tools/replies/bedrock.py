@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from forge.tools.replies._common import call_id, error_text, output_json, output_text
-from forge.tools.results import ToolResult
+from forge.tools.values.results import ToolResult
 
 __all__ = ["format_bedrock"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from forge.tools.parsing._common import is_generated_id
 from forge.tools.replies._common import error_text, output_json, tool_name
-from forge.tools.results import ToolResult
+from forge.tools.values.results import ToolResult
 
 __all__ = ["format_gemini"]
 

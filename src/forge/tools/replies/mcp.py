@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from forge.tools.replies._common import error_text, output_json
-from forge.tools.results import ToolResult
+from forge.tools.values.results import ToolResult
 
 __all__ = ["format_mcp", "format_mcp_one"]
 

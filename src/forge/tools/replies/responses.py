@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from forge.tools.replies._common import call_id, error_text, output_text
-from forge.tools.results import ToolResult
+from forge.tools.values.results import ToolResult
 
 __all__ = ["format_responses"]
 

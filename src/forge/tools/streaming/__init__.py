@@ -16,13 +16,13 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from forge.tools.calls import ToolCall
 from forge.tools.parsing import ToolCallFormatError, detect_provider, resolve_provider
 from forge.tools.streaming.anthropic import AnthropicAccumulator
 from forge.tools.streaming.bedrock import BedrockAccumulator
 from forge.tools.streaming.openai import ChatAccumulator
 from forge.tools.streaming.responses import ResponsesAccumulator
 from forge.tools.streaming.whole import GeminiAccumulator, McpAccumulator, OllamaAccumulator
+from forge.tools.values.calls import ToolCall
 
 __all__ = ["ToolCallAccumulator"]
 

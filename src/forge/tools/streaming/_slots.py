@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.tools.calls import ToolCall
 from forge.tools.parsing._common import generated_id
+from forge.tools.values.calls import ToolCall
 
 __all__ = ["Slot", "Slots"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.calls import ToolCall
 from forge.tools.parsing._common import field
 from forge.tools.streaming._slots import Slot, Slots
+from forge.tools.values.calls import ToolCall
 
 __all__ = ["BedrockAccumulator"]
 

@@ -7,8 +7,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forge.tools._names import is_valid_name
 from forge.tools.formats.names import NAME_RULES, NameMap
+from forge.tools.schema._names import is_valid_name
 
 
 def test_dotted_names_map_readably_and_back() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from forge.tools import ToolCall, parse_tool_calls
-from forge.tools._repair import decode_arguments
+from forge.tools.values._repair import decode_arguments
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)

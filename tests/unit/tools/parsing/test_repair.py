@@ -15,7 +15,7 @@ from forge.tools import (
     parse_tool_calls,
     tool,
 )
-from forge.tools._repair import QUOTE_CHARS, decode_arguments
+from forge.tools.values._repair import QUOTE_CHARS, decode_arguments
 
 
 @pytest.mark.parametrize(

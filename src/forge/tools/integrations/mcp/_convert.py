@@ -7,8 +7,8 @@ from typing import Any
 import mcp_types as types
 
 from forge.tools import ErrorKind, ToolResult
-from forge.tools._jsonable import to_jsonable
 from forge.tools.replies.mcp import format_mcp_one
+from forge.tools.values._jsonable import to_jsonable
 
 __all__ = ["ERROR_KIND_META", "call_result", "from_call_result"]
 

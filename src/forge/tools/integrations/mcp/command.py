@@ -5,12 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
-# Every command reads --tools, so the loader lives with the command line (no MCP needed).
-from forge._cli.spec import ToolsSpecError, load_tools_spec
 from forge.tools import ToolRegistry
 from forge.tools.integrations.mcp.serve import TOKEN_ENV, InsecureBindError, Transport, serve
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "ToolsSpecError", "load_tools_spec", "run_serve"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "run_serve"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1

@@ -27,11 +27,11 @@ from mcp.shared.exceptions import MCPError
 import forge
 from forge.core.logging import get_logger
 from forge.tools import ErrorKind, RegistryEvent, Tool, ToolExecutor, ToolRegistry, ToolResult
-from forge.tools._jsonable import to_jsonable
-from forge.tools._readonly import thaw
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
+from forge.tools.values._jsonable import to_jsonable
+from forge.tools.values._readonly import thaw
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext

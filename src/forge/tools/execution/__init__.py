@@ -1,0 +1,9 @@
+"""Running tool calls: the one engine, its drivers and what plugs into it.
+
+`executor.ToolExecutor` is the public entry point; the registry's run methods and
+`BaseTool.execute` drive the same engine (`_pipeline`). Hooks, permissions and
+metrics plug into it; `failures` writes every message a model sees. Execution
+reads tools from a `forge.tools.store.ToolStore`, never from the registry above it.
+
+Importing this package loads nothing: asyncio and friends come with its modules.
+"""

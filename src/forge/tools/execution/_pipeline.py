@@ -1,0 +1,426 @@
+"""The engine behind every way of running a tool: one pipeline, two drivers (internal).
+
+`ToolExecutor`'s methods, the registry's run methods, `BaseTool.execute`, the
+MCP server and the LangChain bridge all run calls through `Engine`. Its
+pipeline is written once: lookup, JSON decoding, validation (strict-mode
+arguments are mapped back there, see `Tool.compile_`), the permission check,
+the before-hooks, dry run, concurrency limits, the timeout, run placement,
+result shaping, the after-hooks (metrics are one) and logging.
+
+The pipeline is a set of coroutines that take an `IO`, which does the few
+things that differ between sync and async callers:
+
+* `ASYNC` awaits. An async handler is awaited under the call's deadline; a
+  sync handler runs on a worker thread that is abandoned at the deadline,
+  unless the tool is placed ``inline``.
+* `BLOCKING` blocks instead of suspending. Its methods are coroutines that
+  never suspend, so a pipeline coroutine driven with it finishes on its first
+  step and `forge.tools.execution._drive.complete` hands the result to sync code. A sync
+  handler runs on a worker thread when the call has a deadline (so the
+  deadline holds, exactly as from async code), inline when it has none or the
+  tool is placed ``inline``; an async handler, or one placed in a ``process``,
+  runs through `ASYNC` on a private event loop.
+
+A call's deadline is its own ``timeout``, else the tool's, else its context's.
+A call made without any context (the registry's run methods, `BaseTool`
+wrappers) has only the first two.
+
+Hand-written fast paths serve plain calls (no hooks, policy, limit, dry run
+or process): `Engine._run` for async callers, `Engine._fast_sync` for sync
+ones, and the registry's ``execute`` and ``aexecute`` inline the same steps
+for a plain function called without a context. The table in
+``tests/unit/tools/test_engine_rules.py`` checks that every one of them gives
+the results of the general path (the executor with a hook installed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from typing import TYPE_CHECKING, Any
+
+from forge.tools.execution import failures
+from forge.tools.execution._deadline import Expired, guard
+from forge.tools.execution._drive import Waiter, _AsyncWait, _BlockingWait
+from forge.tools.execution._placement import _NO_DEADLINE, Placement
+from forge.tools.execution._run import (
+    JSON_SCALARS,
+    _checked,
+    _run_coroutine,
+    call_sync,
+    failure,
+    finish,
+    sync_runner,
+)
+from forge.tools.execution._steps import (
+    TRACE,
+    _cancelling,
+    _coerce_call,
+    _hook_failed,
+    _hook_result,
+    _log_outcome,
+    _log_start,
+    _rejected,
+    _request,
+    _validate,
+    logger,
+)
+from forge.tools.execution.hooks import ToolInvocation
+from forge.tools.execution.permissions import decide
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.results import ToolResult, _ok_for
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from forge.tools.execution.permissions import Approver, PermissionPolicy
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
+    from forge.tools.store._store import ToolStore
+
+
+class Engine(Placement):
+    """Runs calls of a registry's tools; the state and the steps of the pipeline.
+
+    Args:
+        registry: Where tools are looked up (on every call).
+        context: The context of calls made without one; ``None`` for no context
+            (then only per-call and per-tool timeouts apply).
+        hooks: Execution hooks, run in order.
+        permissions: A permission policy checked for every call (with the context's).
+        approve: Answers the policies' ``ask`` (unless the context has an approver).
+        max_concurrency: The most calls running at once.
+        max_threads: Worker threads for sync handlers.
+        dry_run: Run every step but the handler, for every call (a context's
+            ``dry_run`` turns it on for its calls).
+    """
+
+    def __init__(
+        self,
+        registry: ToolStore,
+        context: ExecutionContext | None,
+        *,
+        hooks: tuple[Any, ...] = (),
+        permissions: PermissionPolicy | None = None,
+        approve: Approver | None = None,
+        max_concurrency: int | None = None,
+        max_threads: int = 32,
+        dry_run: bool = False,
+    ) -> None:
+        self._registry = registry
+        self._dry_run = dry_run
+        self._get: Callable[[str], Tool | None] = registry.get
+        self._context = context
+        self._policy = permissions
+        self._approve = approve
+        self._init_placement(max_concurrency, max_threads)
+        self._set_hooks(hooks)
+
+    def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
+        from forge.tools.execution.hooks import bound_methods
+
+        for hook in hooks:
+            if not (hasattr(hook, "before_call") or hasattr(hook, "after_call")):
+                raise TypeError(f"a hook needs before_call or after_call, got {hook!r}")
+        self._hooks = hooks
+        self._before = bound_methods(hooks, "before_call")
+        self._after = bound_methods(hooks, "after_call")[::-1]
+        self._plain = not (
+            self._before or self._after or self._limiter is not None or self._policy is not None
+            or self._dry_run
+        )  # fmt: skip
+
+    # -- entry points shared by every driver ---------------------------------------------
+
+    async def _entry(  # noqa: PLR0917 - internal, positional like _run
+        self, io: IO, name: str, arguments: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> ToolResult:  # fmt: skip
+        """One call by name; ``arguments`` is a mapping, its JSON text or ``None``."""
+        if type(arguments) is str:  # decoded (and repaired) as a model's tool call is
+            call = ToolCall.from_raw(call_id, name, arguments)  # type: ignore[arg-type]
+            return await self._entry_call(io, call, ctx, timeout)
+        return await io.call(self, name, arguments, ctx, call_id, timeout)
+
+    async def _entry_call(
+        self, io: IO, item: Any, ctx: ExecutionContext | None, timeout: float | None
+    ) -> ToolResult:
+        """One `ToolCall` (or a mapping that describes one)."""
+        call = item if isinstance(item, ToolCall | ToolResult) else _coerce_call(item)
+        if isinstance(call, ToolResult):  # a malformed call, already a failure
+            return call
+        tool = self._get(call.name)
+        if call.argument_error is not None and tool is not None:
+            failed = failures.invalid_json_result(call, tool)
+            return await self._finish_early(io, call.name, call.raw_arguments, ctx, call.id, failed)
+        return await self._entry(io, call.name, call.arguments, ctx, call.id, timeout)
+
+    async def _finish_early(  # noqa: PLR0917 - internal, positional like _run
+        self, io: IO, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
+        result: ToolResult,
+    ) -> ToolResult:  # fmt: skip
+        """A call that failed before lookup (bad JSON): the after-hooks still see it."""
+        call = self._invocation(name, self._get(name), args, ctx, call_id, None)
+        if self._after:
+            result = await self._after_hooks(io, call, result.for_call(call_id, name))
+        return self._outcome(call, result)
+
+    # -- the pipeline ----------------------------------------------------------------------
+
+    async def _pipeline(  # noqa: PLR0917 - internal, positional like _run
+        self, io: IO, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> ToolResult:  # fmt: skip
+        """Every step, for every call the fast paths do not take."""
+        call, compiled, result = self._prepare(name, tool, args, ctx, call_id, timeout)
+        if result is None:
+            try:
+                result = await self._proceed(io, call, compiled)
+            except asyncio.CancelledError:
+                await self._after_hooks(io, call, failures.cancelled(name).for_call(call_id, name))
+                raise
+        result = await self._after_hooks(io, call, result)
+        return self._outcome(call, result)
+
+    async def _proceed(self, io: IO, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+        if self._before or self._policy is not None or call.context.permissions is not None:
+            stopped = await self._before_hooks(io, call)
+            if stopped is not None:
+                return stopped
+        if self._dry_run or call.context.dry_run:
+            return failures.dry_run(call.name)
+        return await io.run(self, call, compiled)
+
+    async def _before_hooks(self, io: IO, call: ToolInvocation) -> ToolResult | None:
+        policies = self._policies(call.context)
+        if policies:
+            approver = call.context.approve or self._approve
+            decision = await decide(io, _request(call), policies, approver)
+            if decision.action != "allow":
+                return failures.denied(call.name, decision.reason)
+        for hook in self._before:
+            try:
+                answer = hook(call)
+                if inspect.isawaitable(answer):
+                    answer = await io.resolve(answer)
+            except Exception:
+                return _hook_failed(hook, call)
+            if answer is not None:
+                return _hook_result(hook, call, answer)
+        return None
+
+    async def _after_hooks(self, io: IO, call: ToolInvocation, result: ToolResult) -> ToolResult:
+        for hook in self._after:
+            try:
+                answer = hook(call, result)
+                if inspect.isawaitable(answer):
+                    answer = await io.resolve(answer)
+            except Exception:
+                logger.exception("after_call hook %r failed for tool %r", hook, call.name)
+                continue
+            if isinstance(answer, ToolResult):
+                result = answer
+        return result
+
+    # -- shared steps -------------------------------------------------------------------
+
+    def _invocation(  # noqa: PLR0917 - internal, positional like _run
+        self, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> ToolInvocation:  # fmt: skip
+        return ToolInvocation(
+            name=name, tool=tool, arguments=args, kwargs=None,
+            context=ctx if ctx is not None else ExecutionContext(), call_id=call_id,
+            timeout=_seconds(tool, ctx, timeout), started=time.perf_counter(),
+        )  # fmt: skip
+
+    def _prepare(  # noqa: PLR0917 - internal, positional like _run
+        self, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> tuple[ToolInvocation, Any, ToolResult | None]:  # fmt: skip
+        """Lookup and validation; returns the invocation, the compiled tool or a failure."""
+        call = self._invocation(name, tool, args, ctx, call_id, timeout)
+        if logger.isEnabledFor(TRACE):
+            _log_start(name, call_id, args)
+        if tool is None:
+            return call, None, failures.unknown_tool(name, self._registry.names())
+        try:
+            compiled = tool._compiled or tool.compile_()
+            call.kwargs = _validate(tool, compiled, args)
+        except Exception as exc:
+            return call, None, _rejected(tool, exc)
+        return call, compiled, None
+
+    def _outcome(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
+        if result.call_id != call.call_id or result.tool_name is None:
+            result = result.for_call(call.call_id, result.tool_name or call.name)
+        if not result.success or logger.isEnabledFor(TRACE):
+            _log_outcome(call.name, result, call.started)
+        return result
+
+    def _policies(self, ctx: ExecutionContext) -> tuple[PermissionPolicy, ...]:
+        own, theirs = self._policy, ctx.permissions
+        if own is None:
+            return () if theirs is None else (theirs,)
+        return (own,) if theirs is None or theirs is own else (own, theirs)
+
+    def _plain_for(self, tool: Tool | None, ctx: ExecutionContext | None) -> bool:
+        """Whether a call may take a fast path (nothing but validation and the handler)."""
+        return (
+            tool is not None and tool._plain and self._plain
+            and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
+        )  # fmt: skip
+
+    # -- the fast paths -------------------------------------------------------------------
+
+    async def _run(
+        self, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
+        timeout: float | None,
+    ) -> ToolResult:  # fmt: skip
+        """The async fast path: lookup, validation and the handler, hand-inlined."""
+        tool = self._get(name)
+        if (
+            tool is None
+            or not (tool._plain and self._plain)
+            or (ctx is not None and (ctx.dry_run or ctx.permissions is not None))
+        ):  # `_plain_for`, inlined
+            return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
+        logged = logger.isEnabledFor(TRACE)
+        started = None
+        if logged:
+            _log_start(name, call_id, args)
+            started = time.perf_counter()
+        try:
+            compiled = tool._compiled or tool.compile_()
+            kwargs = _validate(tool, compiled, args)
+        except Exception as exc:
+            result = _rejected(tool, exc)
+        else:
+            seconds = timeout or tool.timeout or (ctx.timeout if ctx is not None else None)
+            if tool.source.is_async:
+                fn = compiled.fn
+                try:
+                    out = await guard(
+                        fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx),
+                        seconds or _NO_DEADLINE,
+                    )
+                except Expired:
+                    result = failures.timeout(name, seconds)  # type: ignore[arg-type]
+                except asyncio.CancelledError:
+                    if _cancelling():
+                        raise
+                    result = failures.cancelled(name)
+                except Exception as exc:
+                    result = failure(tool, exc)
+                else:
+                    if type(out) in JSON_SCALARS:
+                        result = _ok_for(out, name, call_id)
+                        if logged:
+                            _log_outcome(name, result, started)
+                        return result
+                    result = _checked(finish(out, name))
+            elif tool.cheap:
+                result = _checked(call_sync(tool, compiled, kwargs, ctx))
+            else:
+                result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
+        if call_id is not None:
+            result = result.for_call(call_id, name)
+        if logged or not result.success:
+            _log_outcome(name, result, started)
+        return result
+
+    def _inline_for(
+        self, tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
+    ) -> bool:
+        """Whether a sync caller may run this call inline on the fast path."""
+        return (
+            self._plain_for(tool, ctx) and not tool.source.is_async  # type: ignore[union-attr]
+            and (tool.cheap or _seconds(tool, ctx, timeout) is None)  # type: ignore[union-attr]
+        )  # fmt: skip
+
+    def _fast_sync(
+        self, name: str, tool: Tool, args: Any, ctx: ExecutionContext | None, call_id: str | None
+    ) -> ToolResult:
+        """The sync fast path: validate and call inline (see `_inline_for`)."""
+        logged = logger.isEnabledFor(TRACE)
+        started = None
+        if logged:
+            _log_start(name, call_id, args)
+            started = time.perf_counter()
+        try:
+            compiled = tool._compiled or tool.compile_()
+            run = compiled.run_sync or sync_runner(tool, compiled)
+            result = _checked(run(args, ctx))
+        except Exception as exc:  # the runner validates first: its errors are the model's
+            result = _rejected(tool, exc)
+        if call_id is not None:
+            result = result.for_call(call_id, name)
+        if logged or not result.success:
+            _log_outcome(name, result, started)
+        return result
+
+
+def _seconds(
+    tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
+) -> float | None:
+    """The call's deadline in seconds: its own, else the tool's, else the context's."""
+    if timeout:
+        return timeout
+    if tool is not None and tool.timeout:
+        return tool.timeout
+    return ctx.timeout if ctx is not None else None
+
+
+# -- the two drivers ------------------------------------------------------------------------
+
+
+class IO(Waiter):
+    """What differs between sync and async callers; the pipeline awaits these."""
+
+    async def call(  # noqa: PLR0917 - internal, positional like _run
+        self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> ToolResult:  # fmt: skip
+        """Run one decoded call, on a fast path when it can take one."""
+        raise NotImplementedError
+
+    async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+        """Run the handler of a validated, allowed call where its deadline holds."""
+        raise NotImplementedError
+
+
+class _Async(IO, _AsyncWait):
+    async def call(  # noqa: PLR0917 - internal, positional like _run
+        self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> ToolResult:  # fmt: skip
+        return await engine._run(name, args, ctx, call_id, timeout)
+
+    async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+        return await engine._run_async(call, compiled)
+
+
+class _Blocking(IO, _BlockingWait):
+    """Never suspends: each method blocks the calling thread until it has the answer."""
+
+    async def call(  # noqa: PLR0917 - internal, positional like _run
+        self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
+        call_id: str | None, timeout: float | None,
+    ) -> ToolResult:  # fmt: skip
+        tool = engine._get(name)
+        if engine._inline_for(tool, ctx, timeout):
+            return engine._fast_sync(name, tool, args, ctx, call_id)  # type: ignore[arg-type]
+        return await engine._pipeline(self, name, tool, args, ctx, call_id, timeout)
+
+    async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+        tool: Tool = call.tool  # type: ignore[assignment]
+        if tool.source.is_async or tool.isolated:  # awaited on a private event loop
+            result: ToolResult = _run_coroutine(engine._run_async(call, compiled))
+            return result
+        return engine._run_blocking(call, compiled)
+
+
+ASYNC: IO = _Async()
+BLOCKING: IO = _Blocking()

@@ -1,0 +1,138 @@
+"""The executor's small steps: validation, output checks, call parsing, hook and log helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.core.logging import get_logger
+from forge.tools.execution import failures
+from forge.tools.execution._run import _checked, finish, invalid
+from forge.tools.schema._validation import TOO_DEEP
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.results import ErrorKind, ToolResult
+
+if TYPE_CHECKING:
+    from forge.tools.execution.hooks import ToolInvocation
+    from forge.tools.model.tool import Tool
+    from forge.tools.schema._sources import Compiled
+
+logger = get_logger("tools.executor")
+TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
+
+
+def _check_limit(what: str, value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ValueError(f"{what} must be a positive integer or None, got {value!r}")
+
+
+def _cancelling() -> bool:
+    """Whether the current task has been asked to cancel (not just hit a stray CancelledError)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _rejected(tool: Tool, exc: Exception) -> ToolResult:
+    """Validation (or compilation) failed: the model's arguments, or the tool's definition."""
+    if isinstance(exc, ToolValidationError):
+        return invalid(tool.name, exc, tool)
+    if isinstance(exc, ToolDefinitionError):
+        return failures.misconfigured(tool.name, exc)
+    # A validator that gives up (RecursionError on absurdly deep input, ...) still rejects.
+    why = TOO_DEEP if isinstance(exc, RecursionError) else f"rejected ({type(exc).__name__})"
+    return invalid(tool.name, _validation_error(tool.name, why), tool)
+
+
+def _validation_error(name: str, message: str) -> ToolValidationError:
+    from forge.core.errors import FieldError
+
+    return ToolValidationError(name, [FieldError(path="", kind="type", message=message)])
+
+
+def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
+    """The tool's compiled validation, calling pydantic-core directly when it can."""
+    validate_python = compiled.validate_python
+    if validate_python is None:
+        return compiled.validate(args)
+    if type(args) is dict:
+        try:
+            kwargs: dict[str, Any] = validate_python(args)[1]
+        except Exception:
+            return compiled.validate(args)  # raises ToolValidationError naming every field
+        return kwargs
+    return compiled.validate(args)
+
+
+def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
+    if outcome[0] == "ok":
+        return _checked(finish(outcome[1], tool.name))
+    if outcome[0] == "error":
+        _, type_name, message, trace = outcome
+        return failures.exception_failure(tool.name, type_name, message, trace, tool.error_details)
+    return failures.exception_failure(tool.name, "ProcessError", outcome[1], None, "message")
+
+
+def _coerce_call(item: Any) -> ToolCall | ToolResult:
+    try:
+        return ToolCall.coerce(item)
+    except (TypeError, ValueError) as exc:
+        name = item.get("name") if isinstance(item, Mapping) else None
+        return ToolResult.fail(
+            failures.limit(f"This tool call is malformed: {exc}. Send a call with a tool name "
+                           "and a JSON object of arguments."),
+            error_kind=ErrorKind.INVALID_JSON, retryable=True,
+        ).for_call(None, name if isinstance(name, str) else None)  # fmt: skip
+
+
+def _request(call: ToolInvocation) -> Any:
+    from forge.tools.execution.permissions import PermissionRequest
+
+    return PermissionRequest(
+        tool=call.tool,  # type: ignore[arg-type]
+        arguments=call.kwargs or {},
+        context=call.context,
+        call_id=call.call_id,
+    )
+
+
+def _hook_failed(hook: Any, call: ToolInvocation) -> ToolResult:
+    logger.exception("before_call hook %r failed for tool %r", hook, call.name)
+    return _internal_failure(call)
+
+
+def _hook_result(hook: Any, call: ToolInvocation, answer: Any) -> ToolResult:
+    if isinstance(answer, ToolResult):
+        return answer
+    logger.error("before_call hook %r returned %r instead of a ToolResult or None", hook, answer)
+    return _internal_failure(call)
+
+
+def _internal_failure(call: ToolInvocation) -> ToolResult:
+    return ToolResult.fail(
+        f"Tool {call.name!r} could not run: an internal check failed. Do not retry it.",
+        error_kind=ErrorKind.TOOL_ERROR,
+        retryable=False,
+    )
+
+
+def _log_start(name: str, call_id: str | None, args: Any) -> None:
+    logger.debug(
+        "Executing tool: %.100s%s with %.300r",
+        name,
+        f" (call {call_id:.100})" if call_id else "",
+        args,
+    )
+
+
+def _log_outcome(name: str, result: ToolResult, started: float | None) -> None:
+    took = f" in {(time.perf_counter() - started) * 1e3:.1f} ms" if started is not None else ""
+    if result.success:
+        logger.debug("Tool %.100s succeeded%s", name, took)
+    elif logger.isEnabledFor(FAILED):
+        logger.info(
+            "Tool %.100s failed (%s)%s: %.500s", name, result.error_kind, took, result.error
+        )

@@ -1,0 +1,473 @@
+"""`ToolExecutor`: run tool calls safely, fast and observably (SPEC §5, seed 004).
+
+The executor never raises for anything a model can cause. An unknown tool,
+arguments that are not JSON or do not match the schema, a denied call, a
+timeout, a cancelled call and a handler exception all come back as a failed
+`ToolResult` with an ``error_kind`` and a message written for the model
+(`forge.tools.execution.failures`). It logs the start and the outcome of each call
+(at DEBUG; failures at INFO).
+Exceptions that are not ``Exception`` subclasses (``KeyboardInterrupt``,
+``SystemExit``) are never swallowed.
+
+Every entry point, sync or async, runs the same pipeline
+(`forge.tools.execution._pipeline`), so the same call gets the same result everywhere.
+
+Where handlers run:
+
+* An async handler is awaited in the caller's task (from sync code: on a
+  private event loop).
+* A sync handler runs on the executor's worker threads, so its deadline
+  holds, unless the tool's ``placement`` is ``inline``: then it runs on the
+  caller's thread or event loop, and its deadline cannot interrupt it. From
+  sync code a call with no deadline at all also runs inline.
+
+Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
+``timeout``, else the context's (the executor's context when a call has none).
+It bounds the caller's wall time, including time spent waiting for a
+concurrency slot, on sync and async entry points alike:
+
+* An async handler is cancelled at the deadline.
+* A sync handler on a worker thread cannot be stopped: Python has no way to
+  kill a thread. The caller gets the timeout result at the deadline and the
+  thread is *abandoned*: it runs to the end in the background, its result is
+  discarded, and it occupies one worker until then (``abandoned_threads``
+  counts them; calls still queued for a worker never start).
+* A tool placed ``inline`` runs on your thread by your choice: nothing can
+  pre-empt code running there, so its deadline is not enforced.
+* A tool placed in a ``process`` runs each call in a separate process that is
+  killed at the deadline (`forge.tools.execution._isolation`): use it for handlers that
+  must really stop.
+
+Cancellation (EX-5). Cancelling the task that awaits a call or a batch cancels
+the running async handlers (a batch waits until every one has stopped) and
+kills isolated processes; `asyncio.CancelledError` then propagates, and hooks
+and metrics record the call as ``cancelled``, never as a tool error. A handler
+that raises `asyncio.CancelledError` by itself gets a ``cancelled`` result. A
+sync handler on a worker thread is abandoned, as on timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeGuard, overload
+
+from forge.tools.execution._drive import complete
+from forge.tools.execution._pipeline import ASYNC, BLOCKING, Engine
+from forge.tools.execution._run import _run_coroutine
+from forge.tools.execution._steps import _check_limit, _coerce_call
+from forge.tools.values.calls import ToolCall
+from forge.tools.values.context import ExecutionContext
+from forge.tools.values.results import ToolResult
+
+if TYPE_CHECKING:
+    from forge.tools.execution.metrics import ExecutionMetrics
+    from forge.tools.execution.permissions import Approver, PermissionPolicy
+    from forge.tools.model.tool import Tool
+    from forge.tools.store._store import ToolStore
+
+__all__ = ["ToolExecutor"]
+
+
+class ToolExecutor(Engine):
+    """Runs tool calls from a registry (seed 004's executor, and SPEC §5).
+
+    Args:
+        registry: Where tools are looked up (on every call, so changes apply at once).
+        context: The context of calls made without one (default: a fresh `ExecutionContext`).
+        hooks: Execution hooks (`forge.tools.execution.hooks`), run in order.
+        permissions: A permission policy (`forge.tools.execution.permissions`), checked
+            for every call; a context's ``permissions`` is checked too, for its calls (the
+            stricter wins).
+        approve: Answers the policies' ``ask`` (sync or async); a context's ``approve``
+            answers instead, for its calls.
+        metrics: ``True`` to collect `ExecutionMetrics` (read ``executor.metrics``), or an
+            `ExecutionMetrics` to use.
+        max_concurrency: The most calls running at once across this executor.
+        max_threads: Worker threads for sync handlers (daemon threads: a handler
+            abandoned after its timeout never blocks interpreter exit).
+        dry_run: Run every step but the handler for every call (EX-7); a context's
+            ``dry_run`` turns it on for the calls made with it, never off.
+        strict: Deprecated and ignored: arguments answering strict-mode definitions
+            (``to_provider(..., strict=True)``) are always understood (`Tool.compile_`).
+    """
+
+    def __init__(
+        self,
+        registry: ToolStore,
+        *,
+        context: ExecutionContext | None = None,
+        hooks: Iterable[Any] = (),
+        permissions: PermissionPolicy | None = None,
+        approve: Approver | None = None,
+        metrics: bool | ExecutionMetrics = False,
+        max_concurrency: int | None = None,
+        max_threads: int = 32,
+        dry_run: bool = False,
+        strict: bool | None = None,
+    ) -> None:
+        if strict is not None:
+            _strict_is_automatic("ToolExecutor(strict=...)")
+        _check_limit("max_concurrency", max_concurrency)
+        _check_limit("max_threads", max_threads)
+        self._metrics: ExecutionMetrics | None = None
+        if metrics is True:
+            from forge.tools.execution.metrics import ExecutionMetrics
+
+            self._metrics = ExecutionMetrics()
+        elif metrics is not False:
+            self._metrics = metrics
+        installed = list(hooks)
+        if self._metrics is not None and self._metrics not in installed:
+            installed.append(self._metrics)
+        super().__init__(
+            registry, context if context is not None else ExecutionContext(),
+            hooks=tuple(installed), permissions=permissions, approve=approve,
+            max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
+        )  # fmt: skip
+
+    # -- configuration ---------------------------------------------------------------
+
+    @property
+    def registry(self) -> ToolStore:
+        """The registry tools are looked up in."""
+        return self._registry
+
+    @property
+    def metrics(self) -> ExecutionMetrics | None:
+        """The metrics collector, when metrics are on (``snapshot()`` reads them)."""
+        return self._metrics
+
+    @property
+    def hooks(self) -> tuple[Any, ...]:
+        """The installed hooks, in order."""
+        return self._hooks
+
+    @property
+    def abandoned_threads(self) -> int:
+        """Sync handlers still running on a worker after their call timed out or was cancelled."""
+        return len(self._abandoned)
+
+    def add_hook(self, hook: Any) -> None:
+        """Install a hook after the others."""
+        self._set_hooks((*self._hooks, hook))
+
+    def remove_hook(self, hook: Any) -> None:
+        """Uninstall a hook (no error if it is not installed)."""
+        self._set_hooks(tuple(h for h in self._hooks if h is not hook))
+
+    def get_all_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
+        """Return every tool's definition in a provider's format (``registry.to_provider``)."""
+        from forge.tools.store._derived import provider_definitions
+
+        return provider_definitions(self._registry, format)
+
+    # -- entry points: each async one and its sync twin share one pipeline -------------
+
+    @overload
+    async def execute(
+        self, tool_name: str, context: ExecutionContext | None = None, /, **kwargs: Any
+    ) -> ToolResult: ...
+    @overload
+    async def execute(
+        self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
+    ) -> ToolResult: ...
+    async def execute(self, /, *args: Any, **kwargs: Any) -> ToolResult:
+        """Run ``tool_name`` with keyword arguments (seed 004); never raises for model errors.
+
+        Call it as ``execute("echo", ctx, text="hi")``, ``execute("echo", context=ctx,
+        text="hi")`` or ``execute(tool_name="echo", context=ctx, text="hi")``. A tool
+        argument called ``tool_name`` or ``context`` is passed as a keyword after the name
+        and context given positionally (``execute("echo", None, context="x")``); a keyword
+        ``context`` that is not an `ExecutionContext` (or ``None``) is a tool argument too.
+        """
+        name, context, arguments = _execute_arguments("execute", args, kwargs)
+        return await self._run(name, arguments, context or self._context, None, None)
+
+    @overload
+    def execute_sync(
+        self, tool_name: str, context: ExecutionContext | None = None, /, **kwargs: Any
+    ) -> ToolResult: ...
+    @overload
+    def execute_sync(
+        self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
+    ) -> ToolResult: ...
+    def execute_sync(self, /, *args: Any, **kwargs: Any) -> ToolResult:
+        """`execute` for sync code (called the same ways)."""
+        name, context, arguments = _execute_arguments("execute_sync", args, kwargs)
+        return self.run_sync(name, arguments, context)
+
+    async def run(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
+
+        Args:
+            name: The tool to run.
+            arguments: A mapping, JSON text of one, or ``None`` for no arguments.
+            context: The execution context (default: the executor's).
+            call_id: Tag the result with this call id.
+            timeout: Seconds this call may take (overrides the tool and the context).
+        """
+        ctx = context or self._context
+        if type(arguments) is str:
+            return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
+        return await self._run(name, arguments, ctx, call_id, timeout)
+
+    def run_sync(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """`run` for sync code (where handlers run: see the module docstring)."""
+        ctx = context or self._context
+        if type(arguments) is not str:
+            tool = self._get(name)
+            if self._inline_for(tool, ctx, timeout):
+                return self._fast_sync(name, tool, arguments, ctx, call_id)  # type: ignore[arg-type]
+        return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
+
+    async def execute_call(
+        self,
+        call: ToolCall | Mapping[str, Any],
+        context: ExecutionContext | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Run one `ToolCall` (or mapping); the result carries its ``call_id``."""
+        return await self._entry_call(ASYNC, call, context or self._context, timeout)
+
+    def execute_call_sync(
+        self,
+        call: ToolCall | Mapping[str, Any],
+        context: ExecutionContext | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """`execute_call` for sync code."""
+        ctx = context or self._context
+        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
+
+    async def execute_all(
+        self,
+        calls: Iterable[ToolCall | Mapping[str, Any]],
+        context: ExecutionContext | None = None,
+        *,
+        parallel: bool = True,
+        max_concurrency: int | None = None,
+        timeout: float | None = None,
+        strict: bool | None = None,
+    ) -> list[ToolResult]:
+        """Run calls and return their results in call order (EX-6).
+
+        One call's failure does not affect the others. With ``parallel`` the
+        calls run concurrently, at most ``max_concurrency`` at a time when set.
+        Cancelling the awaiting task cancels every running call and returns
+        only once they have all stopped. ``strict`` is deprecated and ignored:
+        strict-mode arguments are always understood.
+        """
+        if strict is not None:
+            _strict_is_automatic("execute_all(strict=...)")
+        _check_limit("max_concurrency", max_concurrency)
+        ctx = context or self._context
+        items = [_coerce_call(c) for c in calls]
+        if not parallel or len(items) <= 1 or max_concurrency == 1:
+            return [await self._entry_call(ASYNC, item, ctx, timeout) for item in items]
+        return await self._gather(items, ctx, timeout, max_concurrency)
+
+    def execute_all_sync(
+        self,
+        calls: Iterable[ToolCall | Mapping[str, Any]],
+        context: ExecutionContext | None = None,
+        *,
+        parallel: bool = True,
+        max_concurrency: int | None = None,
+        timeout: float | None = None,
+        strict: bool | None = None,
+    ) -> list[ToolResult]:
+        """`execute_all` for sync code.
+
+        With ``parallel`` the batch runs on a private event loop; without it,
+        calls run one after another on this thread's pipeline.
+        """
+        if parallel:
+            batch = self.execute_all(
+                calls, context, parallel=True, max_concurrency=max_concurrency, timeout=timeout,
+                strict=strict,
+            )  # fmt: skip
+            return _run_coroutine(batch)  # type: ignore[no-any-return]
+        if strict is not None:
+            _strict_is_automatic("execute_all_sync(strict=...)")
+        ctx = context or self._context
+        return [self._call_sync(item, ctx, timeout) for item in calls]
+
+    def _call_sync(
+        self, item: Any, ctx: ExecutionContext | None, timeout: float | None
+    ) -> ToolResult:
+        """One call of a sequential sync batch; plain inline calls skip the pipeline."""
+        call = _coerce_call(item)
+        if type(call) is ToolCall and call.argument_error is None:
+            tool = self._get(call.name)
+            arguments: Any = call.arguments
+            if type(arguments) is dict and self._inline_for(tool, ctx, timeout):
+                return self._fast_sync(call.name, tool, arguments, ctx, call.id)  # type: ignore[arg-type]
+        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
+
+    async def _gather(
+        self,
+        items: list[ToolCall | ToolResult],
+        ctx: ExecutionContext | None,
+        timeout: float | None,
+        limit: int | None,
+    ) -> list[ToolResult]:
+        """Run calls as tasks; a KeyboardInterrupt or SystemExit stops the batch and re-raises.
+
+        Each task keeps such an exception to itself and cancels the others, so it
+        reaches the caller from this task (asyncio would otherwise raise it out of
+        the event loop and leave tasks holding unretrieved exceptions).
+        """
+        loop = asyncio.get_running_loop()
+        results: list[Any] = [None] * len(items)
+        fatal: list[BaseException] = []
+        tasks: list[asyncio.Task[None]] = []
+        one, run = self._entry_call, self._run
+
+        async def call(index: int, item: ToolCall | ToolResult) -> None:
+            try:
+                arguments: Any = getattr(item, "arguments", None)
+                if type(arguments) is dict and getattr(item, "argument_error", None) is None:
+                    results[index] = await run(item.name, arguments, ctx, item.id, timeout)  # type: ignore[union-attr]
+                else:
+                    results[index] = await one(ASYNC, item, ctx, timeout)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:
+                fatal.append(exc)
+                for task in tasks:
+                    task.cancel()
+
+        if limit is None or limit >= len(items):
+            for index, item in enumerate(items):
+                if self._inline(item, ctx):  # inline sync tools need no task
+                    tool: Tool = self._get(item.name)  # type: ignore[assignment]
+                    results[index] = self._fast_sync(item.name, tool, item.arguments, ctx, item.id)
+                else:
+                    tasks.append(loop.create_task(call(index, item)))
+        else:
+            order = iter(enumerate(items))
+
+            async def worker() -> None:
+                for index, item in order:
+                    await call(index, item)
+
+            tasks.extend(loop.create_task(worker()) for _ in range(limit))
+        await _wait_all(tasks)
+        if fatal:
+            raise fatal[0]
+        return results
+
+    def _inline(
+        self, item: ToolCall | ToolResult, ctx: ExecutionContext | None
+    ) -> TypeGuard[ToolCall]:
+        """Whether a batch item is a plain call of a sync tool placed inline (no task needed)."""
+        if isinstance(item, ToolResult) or not self._plain:
+            return False
+        tool = self._get(item.name)
+        arguments: Any = item.arguments
+        return (
+            tool is not None and tool.cheap and self._plain_for(tool, ctx)
+            and not tool.source.is_async and type(arguments) is not str
+            and item.argument_error is None
+        )  # fmt: skip
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the worker threads (abandoned handlers finish on their own; queued calls drop)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown()
+
+    def __enter__(self) -> ToolExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> ToolExecutor:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<ToolExecutor registry={self._registry!r} hooks={len(self._hooks)}>"
+
+
+def _execute_arguments(
+    method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[str, ExecutionContext | None, dict[str, Any]]:
+    """Split seed 004's ``execute(tool_name, context, **kwargs)``, however it was called.
+
+    Positional name and context leave every keyword to the tool. Otherwise ``tool_name=``
+    is the name, and ``context=`` the context when it is one (or ``None``).
+    """
+    if len(args) == 2:
+        return args[0], args[1], kwargs
+    if len(args) > 2:
+        raise TypeError(
+            f"{method}() takes the tool name and the context positionally, then the tool's "
+            f"arguments as keywords; got {len(args)} positional arguments"
+        )
+    if args:
+        name = args[0]
+    elif "tool_name" in kwargs:
+        name = kwargs.pop("tool_name")
+    else:
+        raise TypeError(f"{method}() missing the tool name: {method}('echo', context, **arguments)")
+    given = kwargs.get("context", ())
+    if given is None or isinstance(given, ExecutionContext):
+        del kwargs["context"]
+        return name, given, kwargs
+    return name, None, kwargs
+
+
+async def _wait_all(tasks: list[asyncio.Task[None]]) -> None:
+    """Wait for every task; if the waiter is cancelled, cancel them and wait for them too."""
+    if not tasks:
+        return
+    try:
+        await asyncio.wait(tasks)
+    except asyncio.CancelledError:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+        raise
+
+
+def _strict_is_automatic(where: str) -> None:
+    warnings.warn(
+        f"{where} is deprecated and has no effect: arguments answering strict-mode "
+        "definitions are always understood",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def contextless(registry: ToolStore) -> ToolExecutor:
+    """An executor whose calls have no context unless given one (the registry's runs)."""
+    executor = ToolExecutor(registry)
+    executor._context = None
+    return executor

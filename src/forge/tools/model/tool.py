@@ -1,0 +1,325 @@
+"""`Tool`, the one canonical tool record (TM-1), and the `@tool` decorator (TM-6.1)."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
+
+from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.tools.model.options import ErrorDetails, Placement, tool_fields
+from forge.tools.schema._names import check_name
+from forge.tools.schema._param_table import analyse
+from forge.tools.values._readonly import freeze
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
+
+if TYPE_CHECKING:
+    from forge.tools.model.options import ToolOptions
+    from forge.tools.schema._param_table import Table
+    from forge.tools.schema._sources import Compiled, Source
+
+__all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_COMPILE_LOCK = threading.RLock()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Tool:
+    """One tool: its definition, its metadata and the thing that runs it.
+
+    Every way of defining a tool (decorator, `BaseTool`, builder, record,
+    configuration) produces a `Tool`; the registry, the formats and the
+    executor all work from it. The parameters schema and its validator are
+    compiled on first use and cached (see `compile`).
+    """
+
+    name: str
+    """The tool's unique name (``^[A-Za-z_][A-Za-z0-9_-]{0,63}$``)."""
+    description: str
+    """What the tool does, for the model."""
+    handler: Callable[..., Any] | None = None
+    """The Python callable behind the tool, if it has one."""
+    metadata: ToolMetadata = field(default_factory=ToolMetadata)
+    """Information for people, prompts and search."""
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    """Behaviour hints (read-only, destructive, ...)."""
+    timeout: float | None = None
+    """Seconds a call may take, overriding the context's timeout."""
+    output_schema: Mapping[str, Any] | None = None
+    """The JSON Schema of the output, if declared (kept as a read-only copy)."""
+    placement: Placement = "auto"
+    """Where the handler runs (see `Placement`)."""
+    max_concurrency: int | None = None
+    """The most calls of this tool that may run at once (1: not safe for concurrent use)."""
+    error_details: ErrorDetails = "message"
+    """How much of a handler exception the model sees: ``message``, ``type`` or ``traceback``."""
+    source: Source = field(repr=False)
+    """How the tool's schema is built and its handler called (internal)."""
+    _compiled: Compiled | None = field(default=None, repr=False)
+    _plain: bool = field(default=False, init=False, repr=False)
+    """No concurrency limit and no process: the engine's fast paths may run it (internal)."""
+    _direct: bool = field(default=False, init=False, repr=False)
+    """Plain, sync and without a timeout: ``registry.execute`` may call it inline (internal)."""
+
+    def __post_init__(self) -> None:
+        check_name(self.name)
+        if not isinstance(self.description, str):
+            raise ToolDefinitionError(self.name, "the description must be a string")
+        if self.timeout is not None and (
+            isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float)
+            or self.timeout <= 0
+        ):  # fmt: skip
+            raise ToolDefinitionError(
+                self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
+            )
+        _check_execution_options(self)
+        if self.output_schema is not None:
+            object.__setattr__(self, "output_schema", freeze(self.output_schema))
+        plain = self.max_concurrency is None and self.placement != "process"
+        object.__setattr__(self, "_plain", plain)
+        direct = plain and self.timeout is None and not self.source.is_async
+        object.__setattr__(self, "_direct", direct)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The parameters JSON Schema (``type: object``), read-only.
+
+        It is the schema the tool advertises and validates with, shared by every
+        reader; ``copy.deepcopy`` gives a mutable copy.
+        """
+        return (self._compiled or self.compile_()).parameters
+
+    @property
+    def cheap(self) -> bool:
+        """Whether the handler runs inline (``placement="inline"``)."""
+        return self.placement == "inline"
+
+    @property
+    def isolated(self) -> bool:
+        """Whether each call runs in a child process (``placement="process"``)."""
+        return self.placement == "process"
+
+    @property
+    def category(self) -> ToolCategory:
+        """The tool's category (from its metadata)."""
+        return self.metadata.category
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The tool's tags (from its metadata)."""
+        return self.metadata.tags
+
+    @property
+    def is_async(self) -> bool:
+        """Whether the handler is a coroutine function."""
+        return self.source.is_async
+
+    def compile(self) -> Tool:
+        """Build and cache the schema and validator now; return the tool.
+
+        Raises:
+            ToolDefinitionError: The types cannot be turned into a schema, or an
+                example is rejected by the tool's own parameters.
+        """
+        self.compile_()
+        return self
+
+    def compile_(self) -> Compiled:
+        """Return the compiled form, building it on first use (internal)."""
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled
+        with _COMPILE_LOCK:
+            if self._compiled is None:
+                compiled = self.source.compile(self.name)
+                compiled.validate = _lenient(compiled.validate, compiled.parameters)
+                _check_examples(self, compiled.validate)
+                compiled.parameters = freeze(compiled.parameters)
+                compiled.table = analyse(compiled.parameters)
+                object.__setattr__(self, "_compiled", compiled)
+            return self._compiled  # type: ignore[return-value]
+
+    def schema_and_table(self) -> tuple[dict[str, Any], Table | None]:
+        """The parameters schema and its parameter table (internal, for the provider formats)."""
+        compiled = self._compiled or self.compile_()
+        return compiled.parameters, compiled.table
+
+    def validate(self, arguments: Any) -> dict[str, Any]:
+        """Validate arguments, returning the keyword arguments the handler receives.
+
+        Raises:
+            ToolValidationError: Naming every bad field.
+        """
+        return (self._compiled or self.compile_()).validate(arguments)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the provider-neutral definition: name, description, parameters (+ extras).
+
+        The dict is new on each call; the schemas in it are the tool's own, read-only.
+        """
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.output_schema is not None:
+            out["output_schema"] = self.output_schema
+        return out
+
+    def to_openai_schema(self, *, strict: bool = False) -> dict[str, Any]:
+        """Return the OpenAI Chat Completions tool definition (same code as `to_provider`)."""
+        from forge.tools.formats import to_provider
+
+        return to_provider([self], "openai", strict=strict)[0]  # type: ignore[no-any-return]
+
+    def to_anthropic_schema(self, *, strict: bool = False) -> dict[str, Any]:
+        """Return the Anthropic Messages tool definition (same code as `to_provider`)."""
+        from forge.tools.formats import to_provider
+
+        return to_provider([self], "anthropic", strict=strict)[0]  # type: ignore[no-any-return]
+
+    def replace(self, **changes: Any) -> Tool:
+        """Return a copy with some fields changed (the compiled cache is kept if valid)."""
+        import dataclasses
+
+        keep = not ({"source", "name"} & changes.keys())
+        changes.setdefault("_compiled", self._compiled if keep else None)
+        return dataclasses.replace(self, **changes)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying handler directly, without validation."""
+        if self.handler is None:
+            raise TypeError(f"tool {self.name!r} has no Python handler to call")
+        return self.handler(*args, **kwargs)
+
+
+def _check_execution_options(t: Tool) -> None:
+    limit = t.max_concurrency
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ToolDefinitionError(
+            t.name, f"max_concurrency must be a positive integer or None, got {limit!r}"
+        )
+    if t.error_details not in ("message", "type", "traceback"):
+        raise ToolDefinitionError(
+            t.name,
+            f"error_details must be 'message', 'type' or 'traceback', got {t.error_details!r}",
+        )
+    if t.placement not in ("auto", "inline", "process"):
+        raise ToolDefinitionError(
+            t.name, f"placement must be 'auto', 'inline' or 'process', got {t.placement!r}"
+        )
+
+
+def _lenient(
+    validate: Callable[[Any], dict[str, Any]], parameters: Mapping[str, Any]
+) -> Callable[[Any], dict[str, Any]]:
+    """Validation that also accepts what strict-mode definitions make a model send (PV-3a).
+
+    Arguments that validate are never touched. Rejected ones are mapped back
+    from strict mode (`forge.tools.formats.strict_arguments`) and validated
+    once more: a ``null`` for an optional parameter whose schema does not allow
+    ``null`` can only mean "left out" (so its default applies), and an object or
+    array sent as JSON text where the schema wants one can only mean that
+    value. Either would be invalid otherwise, so no switch is needed.
+    """
+
+    def lenient(arguments: Any) -> dict[str, Any]:
+        try:
+            return validate(arguments)
+        except ToolValidationError:
+            if not isinstance(arguments, Mapping):
+                raise
+            from forge.tools.formats.strict_args import restore_arguments
+
+            restored = restore_arguments(parameters, arguments)
+            if restored == arguments:
+                raise
+        return validate(restored)
+
+    return lenient
+
+
+def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:
+    for i, example in enumerate(t.metadata.examples):
+        try:
+            validate(dict(example.input))
+        except ToolValidationError as exc:
+            details = "; ".join(str(e) for e in exc.errors)
+            raise ToolDefinitionError(
+                t.name,
+                f"example {i + 1} ({example.description!r}) is rejected by the tool's own "
+                f"parameters: {details}",
+            ) from None
+
+
+@overload
+def tool(fn: F, /) -> Tool: ...
+@overload
+def tool(**options: Unpack[ToolOptions]) -> Callable[[F], Tool]: ...
+def tool(
+    fn: Callable[..., Any] | None = None, /, **options: Unpack[ToolOptions]
+) -> Tool | Callable[[F], Tool]:
+    """Turn a typed function (sync or async) into a `Tool`.
+
+    Use as ``@tool`` or ``@tool(name=..., category=..., ...)``. The parameters
+    schema comes from the type hints, descriptions from the docstring (Google,
+    NumPy or reST). A parameter annotated with `ExecutionContext` is injected
+    at call time and hidden from the model. The returned `Tool` can still be
+    called like the function.
+
+    Args:
+        **options: Any of the `ToolOptions` (``name``, ``description``,
+            ``category``, ``tags``, ``timeout``, ``placement``,
+            ``max_concurrency``, ``examples``, ...). ``name`` defaults to the
+            function's name, ``description`` to its docstring's.
+
+    Raises:
+        ToolDefinitionError: An unknown option, an invalid value or an
+            unsupported signature, naming the tool.
+    """
+
+    def decorate(func: Callable[..., Any]) -> Tool:
+        return function_tool(func, **options)
+
+    if fn is not None:
+        return decorate(fn)
+    return decorate
+
+
+def function_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
+    """Build a `Tool` from a typed function (the implementation of `tool`)."""
+    from forge.tools.schema._python import check_signature, describe_function
+    from forge.tools.schema._sources import FunctionSource
+
+    name = options.get("name")
+    if isinstance(func, Tool):
+        raise ToolDefinitionError(func.name, "this function is already a Tool")
+    if not callable(func):
+        raise ToolDefinitionError(str(name), f"@tool needs a function, got {type(func).__name__}")
+    tool_name = check_name(name if name is not None else getattr(func, "__name__", None))
+    check_signature(tool_name, func)
+    doc_description, param_docs = describe_function(func)
+    description = options.get("description")
+    result = Tool(
+        name=tool_name,
+        description=description if description is not None else doc_description,
+        handler=func,
+        source=FunctionSource(func, param_docs, is_coroutine(func)),
+        **tool_fields(tool_name, options),
+    )
+    if result.metadata.examples:
+        result.compile()
+    return result
+
+
+def is_coroutine(func: Callable[..., Any]) -> bool:
+    """Return whether calling ``func`` returns a coroutine."""
+    if inspect.iscoroutinefunction(func):
+        return True
+    method = getattr(type(func), "__call__", None)  # noqa: B004 - the method itself is needed
+    return method is not None and inspect.iscoroutinefunction(method)

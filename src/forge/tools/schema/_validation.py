@@ -1,0 +1,256 @@
+"""Compiled argument validators and their errors (EX-1).
+
+Two validators share one contract, ``validate(args) -> dict`` of keyword
+arguments for the handler, raising `ToolValidationError` that names every bad
+field:
+
+* `arguments_validator` for tools defined from Python types (pydantic-core);
+* `SchemaValidator` for schema-only tools (jsonschema-rs, draft 2020-12).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
+from forge.tools.values._readonly import thaw
+
+__all__ = ["SchemaValidator", "arguments_validator", "check_json_schema", "describe_value"]
+
+Validate = Callable[[Any], dict[str, Any]]
+
+_PYDANTIC_KINDS = {
+    "missing": "missing",
+    "missing_argument": "missing",
+    "missing_keyword_only_argument": "missing",
+    "missing_positional_only_argument": "missing",
+    "unexpected_keyword_argument": "unexpected",
+    "extra_forbidden": "unexpected",
+    "literal_error": "enum",
+    "enum": "enum",
+}
+
+
+def describe_value(value: Any, limit: int = 60) -> str:
+    """Describe a value briefly as JSON, naming its JSON type (for error messages)."""
+    kind = _json_type(value)
+    try:
+        text = json.dumps(value, default=repr, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{kind} {text}" if kind not in ("null",) else "null"
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number" if math.isfinite(value) else "non-finite number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _as_arguments(tool_name: str, args: Any) -> dict[str, Any]:
+    if type(args) is dict:
+        return args
+    if args is None:
+        return {}
+    if isinstance(args, Mapping):
+        return dict(args)
+    raise ToolValidationError(
+        tool_name,
+        [FieldError(path="", kind="type",
+                    message=f"arguments must be a JSON object, got {describe_value(args)}")],
+    )  # fmt: skip
+
+
+def arguments_validator(tool_name: str, validate_python: Callable[[Any], Any]) -> Validate:
+    """Wrap a pydantic-core ``validate_python`` returning ``(args, kwargs)`` or a model."""
+    from pydantic_core import ValidationError
+
+    def validate(args: Any) -> dict[str, Any]:
+        if type(args) is not dict:
+            args = _as_arguments(tool_name, args)
+        try:
+            result = validate_python(args)
+        except ValidationError as exc:
+            raise ToolValidationError(tool_name, _pydantic_errors(exc)) from None
+        kwargs: dict[str, Any] = result[1] if type(result) is tuple else _fields_of(result)
+        return kwargs
+
+    return validate
+
+
+def _fields_of(model: Any) -> dict[str, Any]:
+    return dict(model.__dict__)
+
+
+def _pydantic_errors(exc: Any) -> list[FieldError]:
+    out = []
+    for err in exc.errors(include_url=False):
+        path = ".".join(str(p) for p in err["loc"])
+        kind = _PYDANTIC_KINDS.get(err["type"]) or (
+            "type" if err["type"].endswith("_type") or err["type"].endswith("_parsing")
+            else "constraint"
+        )  # fmt: skip
+        if kind == "missing":
+            message = "missing required parameter"
+        elif kind == "unexpected":
+            message = "unexpected parameter: it is not in the schema"
+        else:
+            message = f"{err['msg']}, got {describe_value(err.get('input'))}"
+        out.append(FieldError(path=path, message=message, kind=kind))
+    return out
+
+
+MAX_DEPTH = 256
+"""The deepest nesting of arguments accepted (deeper input can crash native validators)."""
+TOO_DEEP = f"the arguments are nested more than {MAX_DEPTH} levels deep"
+
+
+def check_depth(tool_name: str, args: Mapping[str, Any]) -> None:
+    """Reject absurdly nested arguments before a native validator recurses into them.
+
+    jsonschema-rs overflows the C stack (the process dies) on input nested some
+    tens of thousands of levels deep under a recursive schema. JSON text parsed
+    with `json` cannot get that deep, but Python callers can pass anything.
+    """
+    stack = [(v, 2) for v in args.values() if isinstance(v, Mapping | list | tuple)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ToolValidationError(
+                tool_name, [FieldError(path="", kind="type", message=TOO_DEEP)]
+            )
+        children = value.values() if isinstance(value, Mapping) else value
+        stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
+
+
+class SchemaValidator:
+    """Validates arguments against a JSON Schema with jsonschema-rs."""
+
+    __slots__ = ("_is_valid", "_tool_name", "_validator")
+
+    def __init__(self, tool_name: str, schema: Mapping[str, Any]) -> None:
+        import jsonschema_rs
+
+        self._tool_name = tool_name
+        try:
+            # a plain copy: jsonschema-rs takes no list subclass (read-only schemas) in a schema
+            self._validator = jsonschema_rs.validator_for(thaw(schema), retriever=_no_remote)
+        except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
+            raise ToolDefinitionError(
+                tool_name, f"invalid parameters schema: {_first_line(exc)}"
+            ) from None
+        self._is_valid = self._validator.is_valid
+
+    def __call__(self, args: Any) -> dict[str, Any]:
+        """Return the arguments unchanged if valid, else raise `ToolValidationError`."""
+        if type(args) is not dict:
+            args = _as_arguments(self._tool_name, args)
+        check_depth(self._tool_name, args)
+        try:
+            valid = self._is_valid(args)
+        except (ValueError, TypeError, OverflowError):
+            valid = False
+        if valid:
+            return cast("dict[str, Any]", args)
+        raise ToolValidationError(self._tool_name, self.errors(args))
+
+    def errors(self, args: Any) -> list[FieldError]:
+        """Return every problem with ``args``."""
+        import jsonschema_rs
+
+        kinds = jsonschema_rs.ValidationErrorKind
+        out: list[FieldError] = []
+        try:
+            errors = list(self._validator.iter_errors(args))
+        except (ValueError, TypeError) as exc:  # values JSON cannot represent
+            return [FieldError(path="", kind="type", message=f"arguments are not JSON: {exc}")]
+        for err in errors:
+            base = ".".join(str(p) for p in err.instance_path)
+            if isinstance(err.kind, kinds.Required):
+                path = f"{base}.{err.kind.property}" if base else str(err.kind.property)
+                out.append(
+                    FieldError(path=path, kind="missing", message="missing required parameter")
+                )
+            elif isinstance(err.kind, kinds.AdditionalProperties):
+                for name in err.kind.unexpected:
+                    path = f"{base}.{name}" if base else str(name)
+                    out.append(
+                        FieldError(
+                            path=path,
+                            kind="unexpected",
+                            message="unexpected parameter: it is not in the schema",
+                        )
+                    )
+            else:
+                kind = (
+                    "type"
+                    if isinstance(err.kind, kinds.Type)
+                    else (
+                        "enum"
+                        if isinstance(err.kind, kinds.Enum | kinds.Constant)
+                        else "constraint"
+                    )
+                )
+                out.append(FieldError(path=base, kind=kind, message=err.message))
+        return out
+
+
+def check_json_schema(tool_name: str, schema: Any) -> dict[str, Any]:
+    """Check a parameters schema: a valid JSON Schema whose ``type`` is ``"object"``."""
+    import jsonschema_rs
+
+    if not isinstance(schema, Mapping):
+        raise ToolDefinitionError(
+            tool_name, f"the parameters schema must be a JSON object, got {type(schema).__name__}"
+        )
+    # a plain deep copy: later edits of the caller's schema cannot reach the tool, and
+    # jsonschema-rs takes no list subclass (a read-only schema from another tool) in a schema
+    checked: dict[str, Any] = thaw(schema)
+    if checked.get("type") != "object":
+        raise ToolDefinitionError(
+            tool_name,
+            'the parameters schema must have "type": "object" '
+            f"(got {checked.get('type')!r}); wrap single values in an object's properties",
+        )
+    try:
+        jsonschema_rs.meta.validate(checked)
+    except jsonschema_rs.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.instance_path) or "(root)"
+        raise ToolDefinitionError(
+            tool_name, f"the parameters schema is not valid JSON Schema at {where}: {exc.message}"
+        ) from None
+    except (ValueError, TypeError) as exc:
+        raise ToolDefinitionError(tool_name, f"the parameters schema is not JSON: {exc}") from None
+    try:
+        jsonschema_rs.validator_for(checked, retriever=_no_remote)
+    except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
+        raise ToolDefinitionError(
+            tool_name, f"the parameters schema cannot be compiled: {_first_line(exc)}"
+        ) from None
+    return checked
+
+
+def _no_remote(uri: str) -> Any:
+    """Refuse to fetch remote ``$ref`` documents: definitions never cause network access."""
+    raise ValueError(f"remote $ref {uri!r} is not allowed; inline it under $defs")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().split("\n", 1)[0]

@@ -1,0 +1,488 @@
+"""Ranked tool search (RG-5): lexical and semantic candidates re-ranked by a small linear model.
+
+Two BM25 indexes (bm25s) and one table of embeddings are built once per registry version:
+
+* **fields**: fields weighted by repetition (the name four times, the description, display
+  name and tags twice, the category and the parameters' names, descriptions and enum values
+  once), names split on snake_case, kebab-case, camelCase and dots, stop words (including the
+  polite words of chat requests), numbers and single letters dropped, plurals folded
+  (k1 = 1.2, b = 0.5). It picks the lexical candidates: the best ``max(60, limit)`` tools that
+  share a term with the query.
+* **whole definition**: every word of the name, display name, tags, description and JSON
+  parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
+* **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
+  (``_embedding``). The 20 tools nearest to the query join the candidates when their cosine
+  similarity is at least 0.2 and at least half the nearest one's, so a tool can be found by
+  meaning ("100 euro in US dollars" -> ``convert_currency``), even when no tool shares a word
+  with the query. A query close in meaning to no tool (below the 0.2 floor), or made only of
+  stop words and numbers, finds nothing.
+
+Each candidate is then scored by a weighted sum of generic features: its whole-definition
+BM25 score (relative to the best candidate), the share of its name's terms found in the query,
+the IDF-weighted share of the query's terms found anywhere in it, the shares of the query found
+in its description and of its description found in the query, the share of its parameter
+names mentioned, the share of its name's adjacent term pairs that appear adjacently in the
+query, and its cosine similarity to the query, raw and relative to the other candidates. Ties
+keep registration order.
+
+The weights were fitted by ``bench/fit_search.py`` on BFCL's single-intent ``simple_python``,
+``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and ``live_parallel``
+categories only; the measured categories ``multiple`` and ``live_multiple``
+(``bench/bench_search.py``) took no part. No feature refers to a particular tool or word of
+the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from forge.tools.values.categories import ToolCategory
+
+if TYPE_CHECKING:
+    from forge.tools.model.tool import Tool
+
+__all__ = ["FEATURES", "WEIGHTS", "SearchIndex", "tokenize", "words"]
+
+K1 = 1.2
+B = 0.5
+WHOLE_K1 = 0.9
+WHOLE_B = 0.5
+CANDIDATES = 60
+SEMANTIC_CANDIDATES = 20
+#: A tool joins the candidates by meaning alone when its cosine similarity to the query is at
+#: least ``SEMANTIC_FLOOR`` and at least ``SEMANTIC_SHARE`` of the nearest tool's.
+SEMANTIC_FLOOR = 0.2
+SEMANTIC_SHARE = 0.5
+FEATURES = (
+    "whole_bm25",
+    "name_coverage",
+    "query_coverage_idf",
+    "query_in_description",
+    "description_in_query",
+    "parameters_mentioned",
+    "name_pairs_in_query",
+    "semantic",
+    "semantic_relative",
+)
+#: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
+WEIGHTS = (3.56, 0.35, 2.78, -0.63, 2.29, 0.99, 0.95, 2.56, 2.56)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_STOP = frozenset(
+    [
+        "a",
+        "about",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "he",
+        "hello",
+        "her",
+        "hey",
+        "hi",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "know",
+        "let",
+        "like",
+        "me",
+        "much",
+        "my",
+        "need",
+        "now",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "she",
+        "should",
+        "so",
+        "some",
+        "tell",
+        "than",
+        "thank",
+        "thanks",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "up",
+        "us",
+        "very",
+        "want",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+_FIELD_WEIGHTS = {
+    "name": 4,
+    "display_name": 2,
+    "tags": 2,
+    "description": 2,
+    "category": 1,
+    "params": 1,
+}
+
+
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str | None:
+    term = word.lower()
+    if len(term) < 2 or term in _STOP or term.isdigit():
+        return None
+    if len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
+        term = term[:-1]
+    return term
+
+
+def _split(text: str) -> str:
+    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text and identifiers into lowercase search terms."""
+    return [term for word in _WORD.findall(_split(text)) if (term := _term(word)) is not None]
+
+
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ation", "ate"),
+    ("ies", "y"),
+    ("sses", "ss"),
+    ("ingly", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ed", ""),
+    ("ly", ""),
+    ("ment", ""),
+    ("s", ""),
+)
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """A light English stemmer: the first matching suffix of ``_SUFFIXES`` is replaced."""
+    word = word.lower()
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    for suffix, replacement in _SUFFIXES:
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < 3 or not _VOWEL.search(base):
+            continue
+        if suffix in ("ing", "ingly", "ed", "edly"):
+            if base[-1] == base[-2] and base[-1] not in "lsz":
+                return base[:-1]  # stopped -> stop
+            if base.endswith(("at", "bl", "iz")):
+                return base + "e"  # created -> create
+        return base + replacement
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Every word of text and identifiers, lowercased and stemmed, none dropped."""
+    return [_stem(word) for word in _WORD.findall(_split(text))]
+
+
+def _document(tool: Tool) -> list[str]:
+    meta = tool.metadata
+    fields = {
+        "name": tool.name,
+        "display_name": meta.display_name or "",
+        "tags": " ".join(meta.tags),
+        "description": tool.description,
+        "category": meta.category.value,
+        "params": _parameter_text(tool),
+    }
+    doc: list[str] = []
+    for key, text in fields.items():
+        doc.extend(tokenize(text) * _FIELD_WEIGHTS[key])
+    return doc
+
+
+def _semantic_text(tool: Tool) -> str:
+    """The text a tool's embedding is made of: its name spelled out, then its description."""
+    return f"{_split(tool.name).replace('.', ' ')}. {tool.description}"
+
+
+def _whole_document(tool: Tool) -> list[str]:
+    meta = tool.metadata
+    texts = (tool.name, meta.display_name or "", " ".join(meta.tags), tool.description)
+    return words(" ".join((*texts, _schema_text(tool))))
+
+
+def _schema(tool: Tool) -> Any:
+    """The parameters schema, without compiling a schema-only tool that is not compiled yet."""
+    from forge.tools.schema._sources import SchemaSource
+
+    compiled = tool._compiled
+    if compiled is not None:
+        return compiled.parameters
+    if isinstance(tool.source, SchemaSource):
+        return tool.source.schema
+    return tool.parameters
+
+
+def _schema_text(tool: Tool) -> str:
+    """The JSON parameter schema, or the parameter text of a tool not compiled yet."""
+    from forge.tools.schema._sources import FunctionSource
+
+    if tool._compiled is None and isinstance(tool.source, FunctionSource):
+        return _parameter_text(tool)
+    try:
+        return json.dumps(_schema(tool), default=str)
+    except Exception:  # a tool whose schema cannot be built is still searchable by name
+        return ""
+
+
+def _parameter_names(tool: Tool) -> list[str]:
+    from forge.tools.schema._sources import FunctionSource
+
+    source = tool.source
+    if tool._compiled is None and isinstance(source, FunctionSource):
+        import inspect
+
+        return list(inspect.signature(source.fn).parameters)
+    try:
+        properties = _schema(tool).get("properties")
+    except Exception:  # a tool whose schema cannot be built is still searchable by name
+        return []
+    return [str(name) for name in properties] if isinstance(properties, dict) else []
+
+
+def _parameter_text(tool: Tool) -> str:
+    """Parameter names, descriptions and enum values, without compiling lazy tools."""
+    from forge.tools.schema._sources import FunctionSource
+
+    source = tool.source
+    if tool._compiled is None and isinstance(source, FunctionSource):
+        import inspect
+
+        names = list(inspect.signature(source.fn).parameters)
+        return " ".join(names + list(source.param_descriptions.values()))
+    try:
+        schema: Any = _schema(tool)
+    except Exception:  # a tool whose schema cannot be built is still searchable by name
+        return ""
+    return " ".join(_schema_words(schema, depth=0))
+
+
+def _schema_words(node: Any, depth: int) -> Iterator[str]:
+    if not isinstance(node, dict) or depth > 4:
+        return
+    properties = node.get("properties")
+    for name, prop in (properties if isinstance(properties, dict) else {}).items():
+        yield str(name)
+        if not isinstance(prop, dict):
+            continue
+        if isinstance(prop.get("description"), str):
+            yield prop["description"]
+        if isinstance(prop.get("enum"), list):
+            yield from (v for v in prop["enum"] if isinstance(v, str))
+        yield from _schema_words(prop, depth + 1)
+        yield from _schema_words(prop.get("items"), depth + 1)
+
+
+class _Profile(NamedTuple):
+    """The term sets of one tool that the re-ranking features compare with a query."""
+
+    name: frozenset[str]
+    name_pairs: frozenset[tuple[str, str]]
+    description: frozenset[str]
+    parameters: frozenset[str]
+    terms: frozenset[str]
+
+
+def _profile(tool: Tool, document: list[str]) -> _Profile:
+    name = tuple(tokenize(tool.name))
+    return _Profile(
+        name=frozenset(name),
+        name_pairs=frozenset(pairwise(name)),
+        description=frozenset(tokenize(tool.description)),
+        parameters=frozenset(t for p in _parameter_names(tool) for t in tokenize(p)),
+        terms=frozenset(document),
+    )
+
+
+class SearchIndex:
+    """BM25 and embedding candidates over a fixed list of tools, re-ranked by ``WEIGHTS``."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self._tools = list(tools)
+        self._retriever: Any = None
+        self._whole: Any = None
+        self._masks: dict[tuple[Any, ...], Any] = {}
+        self._profiles: list[_Profile] = []
+        self._df: dict[str, int] = {}
+        self._vectors: Any = None
+        if self._tools:
+            import bm25s
+
+            from forge.tools.search._embedding import embed
+
+            self._vectors = embed([_semantic_text(t) for t in self._tools])
+            documents = [_document(t) for t in self._tools]
+            self._retriever = bm25s.BM25(k1=K1, b=B)
+            self._retriever.index([d or ["_"] for d in documents], show_progress=False)
+            self._whole = bm25s.BM25(k1=WHOLE_K1, b=WHOLE_B)
+            self._whole.index([_whole_document(t) or ["_"] for t in self._tools],
+                              show_progress=False)  # fmt: skip
+            self._profiles = [_profile(t, d) for t, d in zip(self._tools, documents, strict=True)]
+            for profile in self._profiles:
+                for term in profile.terms:
+                    self._df[term] = self._df.get(term, 0) + 1
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        category: ToolCategory | None = None,
+        tags: Sequence[str] = (),
+    ) -> list[Tool]:
+        """Return up to ``limit`` matching tools, best first; ties keep registration order."""
+        import numpy as np
+
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        candidates, features = self.candidates(query, limit, category=category, tags=tags)
+        if not len(candidates):
+            return []
+        scores = features @ np.asarray(WEIGHTS)
+        order = np.lexsort((candidates, -scores))
+        return [self._tools[i] for i in candidates[order][:limit]]
+
+    def candidates(
+        self,
+        query: str,
+        limit: int = 10,
+        *,
+        category: ToolCategory | None = None,
+        tags: Sequence[str] = (),
+    ) -> tuple[Any, Any]:
+        """The candidate tool positions for a query and their feature rows (``FEATURES``)."""
+        import numpy as np
+
+        terms = tokenize(query)
+        none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
+        if self._retriever is None or not terms:
+            return none
+        scores = self._retriever.get_scores(terms)
+        keep = scores > 0
+        mask = self._mask(category, tuple(tags)) if category is not None or tags else None
+        if mask is not None:
+            keep &= mask
+        candidates = np.flatnonzero(keep)
+        pool = max(CANDIDATES, limit)
+        if len(candidates) > pool:
+            best = np.argpartition(-scores[candidates], pool - 1)[:pool]
+            candidates = candidates[best]
+        from forge.tools.search._embedding import embed
+
+        similarity = self._vectors @ embed([query])[0]
+        # Tools found by meaning join whether or not any tool shares a word with the query:
+        # otherwise whether one is found would hang on some unrelated tool's vocabulary.
+        candidates = np.union1d(candidates, self._nearest(similarity, mask))
+        if not len(candidates):
+            return none
+        return candidates, self._features(query, terms, candidates, similarity[candidates])
+
+    @staticmethod
+    def _nearest(similarity: Any, mask: Any) -> Any:
+        """The tools that join the candidates by meaning alone (``SEMANTIC_*``)."""
+        import numpy as np
+
+        allowed = similarity if mask is None else np.where(mask, similarity, -np.inf)
+        count = min(SEMANTIC_CANDIDATES, len(allowed))
+        nearest = np.argpartition(-allowed, count - 1)[:count]
+        floor = max(SEMANTIC_FLOOR, SEMANTIC_SHARE * allowed[nearest].max())
+        return nearest[allowed[nearest] >= floor]
+
+    def _features(self, query: str, terms: list[str], candidates: Any, similarity: Any) -> Any:
+        import numpy as np
+
+        asked = set(terms)
+        pairs = set(pairwise(terms))
+        size = len(self._tools)
+        idf = {t: math.log(1 + (size - (n := self._df.get(t, 0)) + 0.5) / (n + 0.5)) for t in asked}
+        idf_total = sum(idf.values())
+        whole = self._whole.get_scores(words(query))[candidates]
+        rows = np.zeros((len(candidates), len(FEATURES)))
+        rows[:, 0] = whole / whole.max() if whole.max() > 0 else 0.0
+        for row, i in zip(rows, candidates, strict=True):
+            p = self._profiles[i]
+            found = asked & p.terms
+            row[1] = len(asked & p.name) / len(p.name) if p.name else 0.0
+            row[2] = sum(idf[t] for t in found) / idf_total
+            row[3] = len(asked & p.description) / len(asked)
+            row[4] = len(asked & p.description) / len(p.description) if p.description else 0.0
+            row[5] = len(asked & p.parameters) / len(p.parameters) if p.parameters else 0.0
+            row[6] = len(pairs & p.name_pairs) / len(p.name_pairs) if p.name_pairs else 0.0
+        spread = similarity.max() - similarity.min()
+        rows[:, 7] = np.clip(similarity, 0.0, 1.0)
+        rows[:, 8] = (similarity - similarity.min()) / spread if spread > 0 else 0.0
+        return rows
+
+    def _mask(self, category: ToolCategory | None, tags: tuple[str, ...]) -> Any:
+        import numpy as np
+
+        key = (category, tags)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = self._masks[key] = np.fromiter(
+                (
+                    (category is None or t.metadata.category is category)
+                    and all(tag in t.metadata.tags for tag in tags)
+                    for t in self._tools
+                ),
+                dtype=bool,
+                count=len(self._tools),
+            )
+        return mask

@@ -1,0 +1,11 @@
+"""The registry proper: tools in lock-free snapshots, events and lookup (`ToolStore`).
+
+What is derived from a store's tools (provider definitions, the search index,
+prompt text) is computed by functions over it (`forge.tools.store._derived`) and
+cached until the next change. `forge.tools.registry.ToolRegistry` is a store plus
+thin methods over these, the engine, factories and plugins.
+"""
+
+from forge.tools.store._store import EVENTS, RegistryEvent, ToolStore, to_tool
+
+__all__ = ["EVENTS", "RegistryEvent", "ToolStore", "to_tool"]

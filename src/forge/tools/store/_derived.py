@@ -1,0 +1,63 @@
+"""What is derived from a registry's tools: provider definitions, search, prompt text.
+
+Functions over a `forge.tools.store._store.ToolStore`, each result cached until the
+store next changes (`ToolStore.derived`). `ToolRegistry.to_provider`, ``.search``
+and ``.generate_prompt`` are thin methods over these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from forge.tools.values.categories import ToolCategory
+
+if TYPE_CHECKING:
+    from forge.tools.model.prompt import PromptOptions
+    from forge.tools.model.tool import Tool
+    from forge.tools.store._store import ToolStore
+
+__all__ = ["prompt_text", "provider_definitions", "search_tools"]
+
+
+def provider_definitions(
+    store: ToolStore, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
+) -> list[Any]:
+    """The tools in a provider's wire format, in registration order (see `ToolRegistry`).
+
+    The definitions are cached and read-only; the list is new on each call.
+    """
+    from forge.tools.formats import to_provider
+
+    keep = None if allowed is None else frozenset(allowed)
+
+    def build(tools: list[Tool]) -> list[Any]:
+        chosen = [t for t in tools if keep is None or t.name in keep]
+        return to_provider(chosen, provider, strict=strict)
+
+    cached = store.derived(("to_provider", provider, bool(strict), keep), build)
+    return list(cached)
+
+
+def search_tools(
+    store: ToolStore,
+    query: str,
+    *,
+    limit: int = 10,
+    category: ToolCategory | str | None = None,
+    tags: Iterable[str] | str = (),
+) -> list[Tool]:
+    """The tools most relevant to ``query``, best first (BM25 over a cached index)."""
+    from forge.tools.search import SearchIndex
+    from forge.tools.values.metadata import string_tuple
+
+    index = store.derived("search", SearchIndex)
+    wanted = ToolCategory.parse(category) if category is not None else None
+    return index.search(query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"))
+
+
+def prompt_text(store: ToolStore, options: PromptOptions) -> str:
+    """The tools described as prompt text (seed 001's layout), cached per options."""
+    from forge.tools.model.prompt import render_prompt
+
+    return store.derived(("prompt", options), lambda tools: render_prompt(tools, options))
