@@ -215,6 +215,30 @@ def test_base_exceptions_are_not_swallowed(handler: Any, expected: type[BaseExce
     assert ex.run_sync("missing").error_kind is ErrorKind.UNKNOWN_TOOL  # still usable
 
 
+def test_an_interrupt_in_a_batch_cancels_and_waits_for_the_other_calls() -> None:
+    """KeyboardInterrupt from one call of a plain batch stops the others before it propagates."""
+    running = 0
+
+    async def hold() -> None:
+        """Run until cancelled."""
+        nonlocal running
+        running += 1
+        try:
+            await asyncio.sleep(10)
+        finally:
+            running -= 1
+
+    ex = ToolExecutor(ToolRegistry([hold, ainterrupt]))
+    calls = [ToolCall.create("hold") for _ in range(20)] + [ToolCall.create("ainterrupt")]
+
+    async def go() -> None:
+        with pytest.raises(KeyboardInterrupt):
+            await ex.execute_all(calls)
+        assert running == 0
+
+    asyncio.run(go())
+
+
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda children: (

@@ -250,6 +250,93 @@ def test_cancelling_a_batch_of_100_leaves_no_handler_running() -> None:
     assert (stats.calls, stats.cancelled, stats.failures) == (100, 100, 0)
 
 
+@pytest.mark.parametrize("hooked", [False, True])
+def test_cancelling_a_batch_before_its_calls_start_waits_for_every_one(hooked: bool) -> None:
+    """Cancelled with its calls before they start (as at shutdown), a batch still ends."""
+    started = 0
+
+    async def hold() -> None:
+        """Count the start, then run until cancelled."""
+        nonlocal started
+        started += 1
+        await asyncio.sleep(10)
+
+    hooks = [ExecutionMetrics()] if hooked else []
+    ex = ToolExecutor(ToolRegistry([hold]), hooks=hooks)
+
+    async def go() -> None:
+        batch = asyncio.create_task(ex.execute_all([ToolCall.create("hold")] * 50))
+        await asyncio.sleep(0)  # the batch has created its tasks; none has run yet
+        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        assert len(others) == 51
+        for task in others:  # what asyncio.run does to the tasks left at its end
+            task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(batch, 5)
+        assert all(task.done() for task in others)
+
+    asyncio.run(go())
+    assert started == 0
+
+
+def test_cancelling_a_plain_batch_leaves_no_handler_running() -> None:
+    """Without hooks (the batch fast path), cancelling a batch stops every handler first."""
+    running = 0
+
+    async def hold() -> None:
+        """Run until cancelled."""
+        nonlocal running
+        running += 1
+        try:
+            await asyncio.sleep(10)
+        finally:
+            running -= 1
+
+    ex = ToolExecutor(ToolRegistry([hold]))
+
+    async def go() -> None:
+        batch = asyncio.create_task(ex.execute_all([ToolCall.create("hold")] * 100))
+        while running < 100:
+            await asyncio.sleep(0.001)
+        batch.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await batch
+        assert running == 0
+
+    asyncio.run(go())
+
+
+def test_a_plain_batch_keeps_call_order_ids_and_deadlines() -> None:
+    """Mixed outcomes in one plain batch: results in call order, each with its call id."""
+
+    async def nap(seconds: float) -> float:
+        """Sleep, then answer the seconds slept."""
+        await asyncio.sleep(seconds)
+        return seconds
+
+    @tool(timeout=0.05)
+    async def short(x: int) -> int:
+        """Sleep past the tool's own deadline."""
+        await asyncio.sleep(10)
+        return x
+
+    ex = ToolExecutor(ToolRegistry([nap, short]), context=ExecutionContext(timeout=0.2))
+    calls = [
+        ToolCall("a", "nap", {"seconds": 0.01}),
+        ToolCall("b", "nap", {"seconds": 5}),
+        ToolCall("c", "short", {"x": 1}),
+        ToolCall("d", "nap", {"seconds": "soon"}),
+        ToolCall("e", "nap", {"seconds": 0}),
+    ]
+    results = asyncio.run(ex.execute_all(calls))
+    assert [r.call_id for r in results] == ["a", "b", "c", "d", "e"]
+    assert [r.error_kind for r in results] == [
+        None, ErrorKind.TIMEOUT, ErrorKind.TIMEOUT, ErrorKind.INVALID_ARGUMENTS, None,
+    ]  # fmt: skip
+    assert [r.output for r in results] == [0.01, None, None, None, 0]
+    assert all(r.tool_name == c.name for r, c in zip(results, calls, strict=True))
+
+
 def test_cancelling_a_single_call_propagates_and_is_not_a_tool_error() -> None:
     """The awaiting task gets CancelledError; hooks record it as cancelled, not tool_error."""
     results: list[Any] = []

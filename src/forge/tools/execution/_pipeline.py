@@ -38,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from forge.tools.execution import failures
 from forge.tools.execution._deadline import Expired, guard
@@ -265,6 +265,20 @@ class Engine(Placement):
         if own is None:
             return () if theirs is None else (theirs,)
         return (own,) if theirs is None or theirs is own else (own, theirs)
+
+    def _inline(
+        self, item: ToolCall | ToolResult, ctx: ExecutionContext | None
+    ) -> TypeGuard[ToolCall]:
+        """Whether a batch item is a plain call of a sync tool placed inline (no task needed)."""
+        if isinstance(item, ToolResult) or not self._plain:
+            return False
+        tool = self._get(item.name)
+        arguments: Any = item.arguments
+        return (
+            tool is not None and tool.cheap and self._plain_for(tool, ctx)
+            and not tool.source.is_async and type(arguments) is not str
+            and item.argument_error is None
+        )  # fmt: skip
 
     def _plain_for(self, tool: Tool | None, ctx: ExecutionContext | None) -> bool:
         """Whether a call may take a fast path (nothing but validation and the handler)."""

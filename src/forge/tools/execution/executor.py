@@ -48,11 +48,11 @@ sync handler on a worker thread is abandoned, as on timeout.
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeGuard, overload
+from typing import TYPE_CHECKING, Any, overload
 
+from forge.tools.execution._batch import Batch
 from forge.tools.execution._drive import complete
 from forge.tools.execution._pipeline import ASYNC, BLOCKING, Engine
 from forge.tools.execution._run import _run_coroutine
@@ -64,7 +64,6 @@ from forge.tools.values.results import ToolResult
 if TYPE_CHECKING:
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
-    from forge.tools.model.tool import Tool
     from forge.tools.store._store import ToolStore
 
 __all__ = ["ToolExecutor"]
@@ -331,65 +330,11 @@ class ToolExecutor(Engine):
         timeout: float | None,
         limit: int | None,
     ) -> list[ToolResult]:
-        """Run calls as tasks; a KeyboardInterrupt or SystemExit stops the batch and re-raises.
-
-        Each task keeps such an exception to itself and cancels the others, so it
-        reaches the caller from this task (asyncio would otherwise raise it out of
-        the event loop and leave tasks holding unretrieved exceptions).
-        """
-        loop = asyncio.get_running_loop()
-        results: list[Any] = [None] * len(items)
-        fatal: list[BaseException] = []
-        tasks: list[asyncio.Task[None]] = []
-        one, run = self._entry_call, self._run
-
-        async def call(index: int, item: ToolCall | ToolResult) -> None:
-            try:
-                arguments: Any = getattr(item, "arguments", None)
-                if type(arguments) is dict and getattr(item, "argument_error", None) is None:
-                    results[index] = await run(item.name, arguments, ctx, item.id, timeout)  # type: ignore[union-attr]
-                else:
-                    results[index] = await one(ASYNC, item, ctx, timeout)
-            except asyncio.CancelledError:
-                raise
-            except BaseException as exc:
-                fatal.append(exc)
-                for task in tasks:
-                    task.cancel()
-
+        """Run calls concurrently, at most ``limit`` at a time (`forge.tools.execution._batch`)."""
+        batch = Batch(self, len(items), ctx, timeout)
         if limit is None or limit >= len(items):
-            for index, item in enumerate(items):
-                if self._inline(item, ctx):  # inline sync tools need no task
-                    tool: Tool = self._get(item.name)  # type: ignore[assignment]
-                    results[index] = self._fast_sync(item.name, tool, item.arguments, ctx, item.id)
-                else:
-                    tasks.append(loop.create_task(call(index, item)))
-        else:
-            order = iter(enumerate(items))
-
-            async def worker() -> None:
-                for index, item in order:
-                    await call(index, item)
-
-            tasks.extend(loop.create_task(worker()) for _ in range(limit))
-        await _wait_all(tasks)
-        if fatal:
-            raise fatal[0]
-        return results
-
-    def _inline(
-        self, item: ToolCall | ToolResult, ctx: ExecutionContext | None
-    ) -> TypeGuard[ToolCall]:
-        """Whether a batch item is a plain call of a sync tool placed inline (no task needed)."""
-        if isinstance(item, ToolResult) or not self._plain:
-            return False
-        tool = self._get(item.name)
-        arguments: Any = item.arguments
-        return (
-            tool is not None and tool.cheap and self._plain_for(tool, ctx)
-            and not tool.source.is_async and type(arguments) is not str
-            and item.argument_error is None
-        )  # fmt: skip
+            return await batch.run(items)
+        return await batch.run_limited(items, limit)
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -442,19 +387,6 @@ def _execute_arguments(
         del kwargs["context"]
         return name, given, kwargs
     return name, None, kwargs
-
-
-async def _wait_all(tasks: list[asyncio.Task[None]]) -> None:
-    """Wait for every task; if the waiter is cancelled, cancel them and wait for them too."""
-    if not tasks:
-        return
-    try:
-        await asyncio.wait(tasks)
-    except asyncio.CancelledError:
-        for task in tasks:
-            task.cancel()
-        await asyncio.wait(tasks)
-        raise
 
 
 def _strict_is_automatic(where: str) -> None:
