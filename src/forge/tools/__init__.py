@@ -27,6 +27,7 @@ from forge.tools.values.context import ExecutionContext
 from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.values.params import ToolParameter
 from forge.tools.values.results import ErrorKind, ToolResult
+from forge.tools.views import ToolView
 
 if TYPE_CHECKING:
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
@@ -120,6 +121,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolValidationError",
+    "ToolView",
     "create_tool",
     "default_registry",
     "format_results",

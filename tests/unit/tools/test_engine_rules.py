@@ -4,7 +4,9 @@ Each case goes through every public way of running a tool, sync and async: the
 registry's run methods (the raising ones must raise with the same text), the
 `ToolExecutor` entry points (on the fast path and, with a hook installed, on
 the general path), `BaseTool.execute`, the MCP server (in process, and its
-call runner) and the LangChain bridge. All must agree on ``error_kind`` and on
+call runner) and the LangChain bridge. The executor's ``execute_all`` entries
+run a batch: without hooks its calls take the batch fast path
+(`forge.tools._batch`), with a hook the general pipeline. All must agree on ``error_kind`` and on
 the message the model sees. The MCP server answers an unknown tool with a
 protocol error, as the MCP specification asks, so that case skips it.
 """
@@ -113,8 +115,22 @@ class Calc(BaseTool):
         return ToolResult.ok(kwargs["x"] * 2)
 
 
+@tool
+async def apair(a: int, b: int) -> dict[str, int]:
+    """Answer the sum as an object, asynchronously."""
+    return {"sum": a + b}
+
+
+@tool(placement="inline")
+def inline_add(a: int, b: int) -> int:
+    """Add two integers on the caller's thread."""
+    return a + b
+
+
 CALC = Calc()
-REGISTRY = ToolRegistry([add, aadd, weather, boom, aboom, slow, aslow, gives_up, agives_up, CALC])
+REGISTRY = ToolRegistry(
+    [add, aadd, weather, boom, aboom, slow, aslow, gives_up, agives_up, CALC, inline_add, apair]
+)
 
 
 def deny(_request: Any) -> Decision:
@@ -165,6 +181,9 @@ CASES = {
     "cancelled by the handler, async": Case("agives_up", {"x": 1}, "cancelled"),
     "cancelled by the handler, BaseTool": Case("calc", {"x": 1, "mode": "cancel"}, "cancelled"),
     "success": Case("add", {"a": 1, "b": 2}, None, output=3),
+    "success, async, an object": Case("apair", {"a": 1, "b": 2}, None, output={"sum": 3}),
+    "success, inline": Case("inline_add", {"a": 1, "b": 2}, None, output=3),
+    "invalid arguments, inline": Case("inline_add", {"a": "x", "b": 2}, "invalid_arguments"),
 }
 
 Outcome = tuple[bool, str | None, str | None, Any]

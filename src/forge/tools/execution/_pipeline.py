@@ -63,6 +63,7 @@ from forge.tools.execution._steps import (
     _log_start,
     _rejected,
     _request,
+    _traced,
     _validate,
     logger,
 )
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
-    from forge.tools.store._store import ToolStore
+    from forge.tools.store._store import ToolSource
 
 
 class Engine(Placement):
@@ -99,7 +100,7 @@ class Engine(Placement):
 
     def __init__(
         self,
-        registry: ToolStore,
+        registry: ToolSource,
         context: ExecutionContext | None,
         *,
         hooks: tuple[Any, ...] = (),
@@ -301,11 +302,8 @@ class Engine(Placement):
             or (ctx is not None and (ctx.dry_run or ctx.permissions is not None))
         ):  # `_plain_for`, inlined
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
-        logged = logger.isEnabledFor(TRACE)
-        started = None
-        if logged:
-            _log_start(name, call_id, args)
-            started = time.perf_counter()
+        started = _traced(name, call_id, args)
+        logged = started is not None
         try:
             compiled = tool._compiled or tool.compile_()
             kwargs = _validate(tool, compiled, args)
@@ -358,11 +356,8 @@ class Engine(Placement):
         self, name: str, tool: Tool, args: Any, ctx: ExecutionContext | None, call_id: str | None
     ) -> ToolResult:
         """The sync fast path: validate and call inline (see `_inline_for`)."""
-        logged = logger.isEnabledFor(TRACE)
-        started = None
-        if logged:
-            _log_start(name, call_id, args)
-            started = time.perf_counter()
+        started = _traced(name, call_id, args)
+        logged = started is not None
         try:
             compiled = tool._compiled or tool.compile_()
             run = compiled.run_sync or sync_runner(tool, compiled)

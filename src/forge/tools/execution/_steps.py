@@ -128,6 +128,14 @@ def _log_start(name: str, call_id: str | None, args: Any) -> None:
     )
 
 
+def _traced(name: str, call_id: str | None, args: Any) -> float | None:
+    """Log a call's start when TRACE is on and return its start time (``None`` when off)."""
+    if not logger.isEnabledFor(TRACE):
+        return None
+    _log_start(name, call_id, args)
+    return time.perf_counter()
+
+
 def _log_outcome(name: str, result: ToolResult, started: float | None) -> None:
     took = f" in {(time.perf_counter() - started) * 1e3:.1f} ms" if started is not None else ""
     if result.success:

@@ -64,7 +64,7 @@ from forge.tools.values.results import ToolResult
 if TYPE_CHECKING:
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
-    from forge.tools.store._store import ToolStore
+    from forge.tools.store._store import ToolSource
 
 __all__ = ["ToolExecutor"]
 
@@ -94,7 +94,7 @@ class ToolExecutor(Engine):
 
     def __init__(
         self,
-        registry: ToolStore,
+        registry: ToolSource,
         *,
         context: ExecutionContext | None = None,
         hooks: Iterable[Any] = (),
@@ -129,7 +129,7 @@ class ToolExecutor(Engine):
     # -- configuration ---------------------------------------------------------------
 
     @property
-    def registry(self) -> ToolStore:
+    def registry(self) -> ToolSource:
         """The registry tools are looked up in."""
         return self._registry
 
@@ -398,7 +398,7 @@ def _strict_is_automatic(where: str) -> None:
     )
 
 
-def contextless(registry: ToolStore) -> ToolExecutor:
+def contextless(registry: ToolSource) -> ToolExecutor:
     """An executor whose calls have no context unless given one (the registry's runs)."""
     executor = ToolExecutor(registry)
     executor._context = None

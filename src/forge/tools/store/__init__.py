@@ -6,6 +6,6 @@ cached until the next change. `forge.tools.registry.ToolRegistry` is a store plu
 thin methods over these, the engine, factories and plugins.
 """
 
-from forge.tools.store._store import EVENTS, RegistryEvent, ToolStore, to_tool
+from forge.tools.store._store import EVENTS, RegistryEvent, ToolSource, ToolStore, to_tool
 
-__all__ = ["EVENTS", "RegistryEvent", "ToolStore", "to_tool"]
+__all__ = ["EVENTS", "RegistryEvent", "ToolSource", "ToolStore", "to_tool"]

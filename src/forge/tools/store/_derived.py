@@ -15,13 +15,13 @@ from forge.tools.values.categories import ToolCategory
 if TYPE_CHECKING:
     from forge.tools.model.prompt import PromptOptions
     from forge.tools.model.tool import Tool
-    from forge.tools.store._store import ToolStore
+    from forge.tools.store._store import ToolSource
 
 __all__ = ["prompt_text", "provider_definitions", "search_tools"]
 
 
 def provider_definitions(
-    store: ToolStore, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
+    store: ToolSource, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
 ) -> list[Any]:
     """The tools in a provider's wire format, in registration order (see `ToolRegistry`).
 
@@ -40,7 +40,7 @@ def provider_definitions(
 
 
 def search_tools(
-    store: ToolStore,
+    store: ToolSource,
     query: str,
     *,
     limit: int = 10,
@@ -56,7 +56,7 @@ def search_tools(
     return index.search(query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"))
 
 
-def prompt_text(store: ToolStore, options: PromptOptions) -> str:
+def prompt_text(store: ToolSource, options: PromptOptions) -> str:
     """The tools described as prompt text (seed 001's layout), cached per options."""
     from forge.tools.model.prompt import render_prompt
 

@@ -22,7 +22,7 @@ import inspect
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from forge.core._text import article
 from forge.core.errors import DuplicateToolError, ToolDefinitionError, ToolNotFoundError
@@ -30,7 +30,7 @@ from forge.core.logging import get_logger
 from forge.tools.model.tool import Tool
 from forge.tools.values.categories import ToolCategory
 
-__all__ = ["EVENTS", "RegistryEvent", "ToolStore", "to_tool"]
+__all__ = ["EVENTS", "RegistryEvent", "ToolSource", "ToolStore", "to_tool"]
 
 logger = get_logger("tools.registry")
 
@@ -62,6 +62,27 @@ class _State:
     tools: dict[str, Tool]
     version: int
     derived: dict[Any, Any] = field(default_factory=dict)
+
+
+class ToolSource(Protocol):
+    """What the executor and the derived functions read: a store, a registry or a view."""
+
+    @property
+    def version(self) -> int:
+        """A counter that changes whenever the tools do."""
+        ...
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called ``name``, or ``None``."""
+        ...
+
+    def names(self) -> list[str]:
+        """Every tool name, in order."""
+        ...
+
+    def derived(self, key: Hashable, build: Callable[[list[Tool]], T]) -> T:
+        """A value computed from the tools, cached until they change."""
+        ...
 
 
 def to_tool(item: Registrable) -> Tool:

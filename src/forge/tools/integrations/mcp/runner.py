@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from forge.tools import ExecutionContext, ToolExecutor, ToolRegistry, ToolResult
+from forge.tools import ExecutionContext, ToolExecutor, ToolRegistry, ToolResult, ToolView
 
 __all__ = ["CallRunner", "executor_runner", "registry_runner"]
 
@@ -30,6 +30,8 @@ def executor_runner(executor: ToolExecutor) -> CallRunner:
     return run
 
 
-def registry_runner(registry: ToolRegistry, context: ExecutionContext | None = None) -> CallRunner:
+def registry_runner(
+    registry: ToolRegistry | ToolView, context: ExecutionContext | None = None
+) -> CallRunner:
     """Return a `CallRunner` over a new `ToolExecutor` for ``registry``."""
     return executor_runner(ToolExecutor(registry, context=context))

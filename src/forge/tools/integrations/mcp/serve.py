@@ -22,7 +22,7 @@ import uvicorn
 from mcp.server.stdio import stdio_server
 
 from forge.core.errors import ForgeError
-from forge.tools import ToolRegistry
+from forge.tools import ToolRegistry, ToolView
 from forge.tools.integrations.mcp._http import BearerAuth, HttpServer, is_loopback
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -71,7 +71,7 @@ def check_bind(host: str, token: str | None) -> None:
 
 
 def serve(
-    registry: ToolRegistry,
+    registry: ToolRegistry | ToolView,
     *,
     transport: Transport = "stdio",
     host: str = DEFAULT_HOST,

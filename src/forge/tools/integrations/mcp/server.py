@@ -26,7 +26,15 @@ from mcp.shared.exceptions import MCPError
 
 import forge
 from forge.core.logging import get_logger
-from forge.tools import ErrorKind, RegistryEvent, Tool, ToolExecutor, ToolRegistry, ToolResult
+from forge.tools import (
+    ErrorKind,
+    RegistryEvent,
+    Tool,
+    ToolExecutor,
+    ToolRegistry,
+    ToolResult,
+    ToolView,
+)
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
@@ -81,7 +89,7 @@ class MCPToolServer:
 
     def __init__(
         self,
-        registry: ToolRegistry,
+        registry: ToolRegistry | ToolView,
         *,
         executor: ToolExecutor | None = None,
         runner: CallRunner | None = None,

@@ -326,3 +326,22 @@ def test_unknown_tool_in_process_is_invalid_params() -> None:
 
     assert run(body) == types.INVALID_PARAMS
     server.close()
+
+
+def test_a_view_is_served_under_its_names() -> None:
+    """A renamed, prefixed view lists its names and runs the original tool when called by one."""
+    from mcp.shared.exceptions import MCPError
+
+    server = MCPToolServer(make_registry().filtered(names=["double"]).prefixed("m_"))
+
+    async def body() -> None:
+        async with Client(server.lowlevel) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names == ["m_double"]
+            result = await client.call_tool("m_double", {"x": 4})
+            assert result.content[0].text == "8"
+            with pytest.raises(MCPError, match="Unknown tool: double"):
+                await client.call_tool("double", {"x": 4})
+
+    run(body)
+    server.close()

@@ -1,0 +1,317 @@
+"""The registry's read API, and read-only views over a registry (`ToolView`).
+
+`ToolReads` is what a registry and its views share: provider definitions, search,
+prompt text (`forge.tools.store._derived`), the run methods (`forge.tools._runs`)
+and three views, which compose and see the registry's changes at once:
+
+- ``registry.filtered(predicate, category=..., tags=..., names=...)`` keeps some tools;
+- ``registry.prefixed("web_")`` puts a prefix before every name;
+- ``registry.renamed({"old": "new"})`` gives some tools other names.
+
+A view has the registry's read API, so `ToolExecutor(view)`, `to_provider`, the MCP
+server and LangChain take it like a registry. Its tools carry its names in every
+export, and a call by such a name runs the original tool; the result reports the
+name that was called. A view is read-only: register tools in its registry.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
+
+from forge.core.errors import DuplicateToolError, ToolNotFoundError
+from forge.tools._runs import RunMethods
+from forge.tools.schema._names import check_name
+from forge.tools.store._derived import prompt_text, provider_definitions, search_tools
+from forge.tools.store._store import EventType, Listener, ToolStore
+from forge.tools.values.categories import ToolCategory
+from forge.tools.values.metadata import string_tuple
+
+if TYPE_CHECKING:
+    from forge.tools.model.prompt import PromptKeywords, PromptOptions
+    from forge.tools.model.tool import Tool
+    from forge.tools.store._store import ToolSource
+
+__all__ = ["ToolReads", "ToolView"]
+
+T = TypeVar("T")
+
+
+class ToolReads(RunMethods):
+    """The read API a registry and its views share (derived artefacts, runs, views)."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+
+        def __iter__(self) -> Iterator[Tool]: ...
+
+    # -- views -------------------------------------------------------------------
+
+    def filtered(
+        self,
+        predicate: Callable[[Tool], bool] | None = None,
+        *,
+        category: ToolCategory | str | None = None,
+        tags: Iterable[str] | str = (),
+        names: Iterable[str] | None = None,
+    ) -> ToolView:
+        """A live view of the tools that pass every given test.
+
+        Args:
+            predicate: Keep a tool when ``predicate(tool)`` is true.
+            category: Keep only tools of this category (aliases accepted).
+            tags: Keep only tools carrying all these tags (one string: one tag).
+            names: Keep only tools with these names.
+        """
+        wanted = ToolCategory.parse(category) if category is not None else None
+        need = frozenset(string_tuple(tags, "tags"))
+        keep = None if names is None else frozenset(string_tuple(names, "names"))
+
+        def passes(t: Tool) -> bool:
+            return (
+                (wanted is None or t.metadata.category is wanted)
+                and need.issubset(t.metadata.tags)
+                and (keep is None or t.name in keep)
+                and (predicate is None or bool(predicate(t)))
+            )
+
+        return ToolView(self, lambda tools: [t for t in tools if passes(t)])
+
+    def prefixed(self, prefix: str) -> ToolView:
+        """A live view in which every tool's name starts with ``prefix``.
+
+        Raises:
+            ToolDefinitionError: ``prefix`` cannot start a tool name (or, when the view
+                is read, makes a name longer than the limit).
+        """
+        check_name(f"{prefix}x")
+        return ToolView(self, lambda tools: [(t, prefix + t.name) for t in tools])
+
+    def renamed(self, names: Mapping[str, str]) -> ToolView:
+        """A live view in which the tools named as keys carry the values as names.
+
+        Tools not named keep their names; a key no tool has is ignored.
+
+        Raises:
+            ToolDefinitionError: A new name breaks the tool-name rule.
+            DuplicateToolError: Two tools would share a name in the view.
+        """
+        mapping = {str(old): check_name(new) for old, new in dict(names).items()}
+        taken = [n for n in self.names() if n not in mapping] + list(mapping.values())
+        clash = next((n for n in taken if taken.count(n) > 1), None)
+        if clash is not None:
+            raise DuplicateToolError(clash, "renamed() would give two tools this name")
+        return ToolView(self, lambda tools: [(t, mapping.get(t.name, t.name)) for t in tools])
+
+    # -- derived from the tools (cached until the next change) -------------------
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Return every tool's provider-neutral definition (no handlers; schemas read-only)."""
+        return [t.to_dict() for t in self]
+
+    def to_provider(
+        self, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
+    ) -> list[Any]:
+        """Return the tools in a provider's wire format, in registration order.
+
+        Args:
+            provider: A provider name (see `forge.tools.formats.PROVIDERS`).
+            allowed: Keep only these tool names (registration order is kept).
+            strict: Compile schemas to the provider's strict mode (OpenAI,
+                Mistral, Anthropic, Bedrock); arguments the model sends back
+                are mapped to canonical ones by `forge.tools.formats.strict_arguments`.
+
+        The definitions are cached per registry version and read-only (shared by every
+        caller; ``copy.deepcopy`` gives a mutable copy); the list is new on each call.
+
+        Raises:
+            UnsupportedProviderError: Listing the supported providers.
+            SchemaConversionError: A schema cannot be expressed for ``provider``.
+        """
+        return provider_definitions(self, provider, allowed=allowed, strict=strict)
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        category: ToolCategory | str | None = None,
+        tags: Iterable[str] | str = (),
+    ) -> list[Tool]:
+        """Return the tools most relevant to ``query``, best first (BM25 ranking).
+
+        Args:
+            query: Natural-language text.
+            limit: The most tools to return.
+            category: Keep only tools of this category.
+            tags: Keep only tools carrying all these tags (one string: one tag).
+        """
+        return search_tools(self, query, limit=limit, category=category, tags=tags)
+
+    def generate_prompt(
+        self, options: PromptOptions | None = None, /, **keywords: Unpack[PromptKeywords]
+    ) -> str:
+        """Describe the tools as prompt text in seed 001's layout (PR-1); deterministic.
+
+        Pass a `PromptOptions`, its fields as keywords, or both (keywords win):
+
+        - ``include_examples``: show examples with their JSON input;
+        - ``include_notes``: show usage notes;
+        - ``include_limitations``: show known limitations;
+        - ``group_by_category``: one ``FILE SYSTEM TOOLS:``-style section per category;
+        - ``categories``: only tools of these categories (names and aliases accepted);
+        - ``max_examples_per_tool``: at most this many examples per tool.
+
+        The text is cached per registry version and options.
+
+        Raises:
+            TypeError: ``options`` is not a `PromptOptions`.
+            ValueError: An unknown category or a negative example limit.
+        """
+        from forge.tools.model.prompt import PromptOptions
+
+        return prompt_text(self, PromptOptions.coerce(options, keywords))
+
+
+Selection = Callable[[list["Tool"]], Iterable["Tool | tuple[Tool, str]"]]
+
+
+class ToolView(ToolReads):
+    """A read-only, live view of a registry (or of another view); see the module docstring.
+
+    Made by ``registry.filtered(...)``, ``.prefixed(...)`` and ``.renamed(...)``. What it
+    derives (its tools, provider definitions, the search index) is cached per
+    version of the registry under it.
+    """
+
+    def __init__(self, source: ToolSource, select: Selection) -> None:
+        self._source = source
+        self._select = select
+        self._lock = threading.RLock()
+        self._cached: tuple[int, dict[str, Tool], dict[Any, Any]] = (-1, {}, {})
+        self._copies: dict[Tool, Tool] = {}
+
+    @property
+    def source(self) -> ToolSource:
+        """The registry or view this view reads."""
+        return self._source
+
+    @property
+    def version(self) -> int:
+        """The version of the registry under the view (it changes with every mutation)."""
+        return self._source.version
+
+    def _state(self) -> tuple[int, dict[str, Tool], dict[Any, Any]]:
+        version = self._source.version  # read first: the tools are then at least this new
+        cached = self._cached
+        if cached[0] != version:
+            tools = self._source.derived(("tools",), list)
+            chosen: dict[str, Tool] = {}
+            copies: dict[Tool, Tool] = {}
+            for item in self._select(tools):
+                t = item if not isinstance(item, tuple) else self._named(*item, copies)
+                chosen.setdefault(t.name, t)
+            self._copies = copies
+            self._cached = cached = (version, chosen, {})
+        return cached
+
+    def _named(self, tool: Tool, name: str, copies: dict[Tool, Tool]) -> Tool:
+        """``tool`` under ``name``: one copy per original, kept while it is registered."""
+        if name == tool.name:
+            return tool
+        copy = self._copies.get(tool)
+        if copy is None or copy.name != name:
+            copy = tool.replace(name=name)
+        copies[tool] = copy
+        return copy
+
+    def derived(self, key: Hashable, build: Callable[[list[Tool]], T]) -> T:
+        """A value computed from the view's tools, cached until the registry changes."""
+        _, tools, cache = self._state()
+        if key not in cache:
+            cache[key] = build(list(tools.values()))
+        return cache[key]  # type: ignore[no-any-return]
+
+    def get(self, name: str) -> Tool | None:
+        """Return the tool called ``name`` in this view, or ``None``; never raises."""
+        return self._state()[1].get(name)
+
+    def get_or_raise(self, name: str) -> Tool:
+        """Return the tool called ``name`` in this view.
+
+        Raises:
+            ToolNotFoundError: With close matches among the view's names as suggestions.
+        """
+        found = self.get(name)
+        if found is None:
+            raise self._not_found(name)
+        return found
+
+    def _not_found(self, name: str) -> ToolNotFoundError:
+        import difflib
+
+        close = difflib.get_close_matches(str(name), self.names(), n=3)
+        return ToolNotFoundError(str(name), suggestions=close)
+
+    def get_handler(self, name: str) -> Callable[..., Any] | None:
+        """Return the Python handler of the tool called ``name``, or ``None``."""
+        found = self.get(name)
+        return found.handler if found is not None else None
+
+    def exists(self, name: str) -> bool:
+        """Return whether the view has a tool called ``name``."""
+        return name in self._state()[1]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._state()[1]
+
+    def __len__(self) -> int:
+        return len(self._state()[1])
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(tuple(self._state()[1].values()))
+
+    def __repr__(self) -> str:
+        return f"<ToolView tools={len(self)} of {self._source!r}>"
+
+    def list_all(self) -> list[Tool]:
+        """Return every tool of the view in registration order."""
+        return list(self._state()[1].values())
+
+    def names(self) -> list[str]:
+        """Return every tool name of the view in registration order."""
+        return list(self._state()[1])
+
+    def list_by_category(self, category: ToolCategory | str) -> list[Tool]:
+        """Return the view's tools of one category (aliases such as ``file-system`` accepted)."""
+        wanted = ToolCategory.parse(category)
+        return [t for t in self if t.metadata.category is wanted]
+
+    def list_by_tag(self, tag: str) -> list[Tool]:
+        """Return the view's tools carrying ``tag``."""
+        return [t for t in self if tag in t.metadata.tags]
+
+    def on(self, event: EventType, listener: Listener) -> None:
+        """Call ``listener(event)`` after each change of this type in the registry under the view.
+
+        The events are the registry's, with its names: any change may change the view.
+        """
+        self._store().on(event, listener)
+
+    def off(self, event: EventType, listener: Listener) -> None:
+        """Stop calling ``listener`` for this event type (no error if it was not subscribed)."""
+        self._store().off(event, listener)
+
+    def _store(self) -> ToolStore:
+        source = self._source
+        while isinstance(source, ToolView):
+            source = source._source
+        if not isinstance(source, ToolStore):
+            raise TypeError(f"{source!r} publishes no events")
+        return source
+
+    def close(self) -> None:
+        """Stop the worker threads of the view's run methods (the registry's tools stay)."""
+        self._close_engine()
