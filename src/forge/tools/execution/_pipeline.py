@@ -303,7 +303,6 @@ class Engine(Placement):
         ):  # `_plain_for`, inlined
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
         started = _traced(name, call_id, args)
-        logged = started is not None
         try:
             compiled = tool._compiled or tool.compile_()
             kwargs = _validate(tool, compiled, args)
@@ -329,7 +328,7 @@ class Engine(Placement):
                 else:
                     if type(out) in JSON_SCALARS:
                         result = _ok_for(out, name, call_id)
-                        if logged:
+                        if started is not None:
                             _log_outcome(name, result, started)
                         return result
                     result = _checked(finish(out, name))
@@ -337,11 +336,7 @@ class Engine(Placement):
                 result = _checked(call_sync(tool, compiled, kwargs, ctx))
             else:
                 result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
-        if call_id is not None:
-            result = result.for_call(call_id, name)
-        if logged or not result.success:
-            _log_outcome(name, result, started)
-        return result
+        return _settled(result, name, call_id, started)
 
     def _inline_for(
         self, tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
@@ -357,18 +352,24 @@ class Engine(Placement):
     ) -> ToolResult:
         """The sync fast path: validate and call inline (see `_inline_for`)."""
         started = _traced(name, call_id, args)
-        logged = started is not None
         try:
             compiled = tool._compiled or tool.compile_()
             run = compiled.run_sync or sync_runner(tool, compiled)
             result = _checked(run(args, ctx))
         except Exception as exc:  # the runner validates first: its errors are the model's
             result = _rejected(tool, exc)
-        if call_id is not None:
-            result = result.for_call(call_id, name)
-        if logged or not result.success:
-            _log_outcome(name, result, started)
-        return result
+        return _settled(result, name, call_id, started)
+
+
+def _settled(
+    result: ToolResult, name: str, call_id: str | None, started: float | None
+) -> ToolResult:
+    """A fast path's last step: tag the result with its call and log it (failures always)."""
+    if call_id is not None:
+        result = result.for_call(call_id, name)
+    if started is not None or not result.success:
+        _log_outcome(name, result, started)
+    return result
 
 
 def _seconds(
