@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, overload
 
 from forge.tools.execution._batch import Batch
 from forge.tools.execution._drive import complete
@@ -225,12 +225,12 @@ class ToolExecutor(Engine):
         name: str,
         arguments: Any = None,
         context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
+        **options: Unpack[RunOptions],
     ) -> ToolResult:
-        """`run` for sync code (where handlers run: see the module docstring)."""
+        """`run` for sync code, with the same options (where handlers run: see the module
+        docstring)."""
         ctx = context or self._context
+        call_id, timeout = options.get("call_id"), options.get("timeout")
         if type(arguments) is not str:
             tool = self._get(name)
             if self._inline_for(tool, ctx, timeout):
@@ -289,25 +289,18 @@ class ToolExecutor(Engine):
         self,
         calls: Iterable[ToolCall | Mapping[str, Any]],
         context: ExecutionContext | None = None,
-        *,
-        parallel: bool = True,
-        max_concurrency: int | None = None,
-        timeout: float | None = None,
-        strict: bool | None = None,
+        **options: Unpack[BatchOptions],
     ) -> list[ToolResult]:
-        """`execute_all` for sync code.
+        """`execute_all` for sync code, with the same options.
 
         With ``parallel`` the batch runs on a private event loop; without it,
         calls run one after another on this thread's pipeline.
         """
-        if parallel:
-            batch = self.execute_all(
-                calls, context, parallel=True, max_concurrency=max_concurrency, timeout=timeout,
-                strict=strict,
-            )  # fmt: skip
-            return _run_coroutine(batch)  # type: ignore[no-any-return]
-        if strict is not None:
+        if options.get("parallel", True):
+            return _run_coroutine(self.execute_all(calls, context, **options))  # type: ignore[no-any-return]
+        if options.get("strict") is not None:
             _strict_is_automatic("execute_all_sync(strict=...)")
+        timeout = options.get("timeout")
         ctx = context or self._context
         return [self._call_sync(item, ctx, timeout) for item in calls]
 
@@ -387,6 +380,22 @@ def _execute_arguments(
         del kwargs["context"]
         return name, given, kwargs
     return name, None, kwargs
+
+
+class RunOptions(TypedDict, total=False):
+    """The options of `ToolExecutor.run` (and of its sync twin)."""
+
+    call_id: str | None
+    timeout: float | None
+
+
+class BatchOptions(TypedDict, total=False):
+    """The options of `ToolExecutor.execute_all` (and of its sync twin)."""
+
+    parallel: bool
+    max_concurrency: int | None
+    timeout: float | None
+    strict: bool | None
 
 
 def _strict_is_automatic(where: str) -> None:
