@@ -18,6 +18,7 @@ on it, and `forge.tools.factory` the instance lifecycle.
 from __future__ import annotations
 
 import inspect
+from abc import ABC, abstractmethod
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -38,16 +39,16 @@ def complete(procedure: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a blocking procedure suspended; this is a bug in forge-tools")
 
 
-class Waiter:
+class Waiter(ABC):
     """How a procedure waits; `ASYNC_WAIT` awaits, `BLOCKING_WAIT` blocks."""
 
+    @abstractmethod
     async def resolve(self, value: Any) -> Any:
         """``value``, or its result when it is awaitable."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def future(self, future: Future[Any]) -> Any:
         """The result of a future completed by another thread."""
-        raise NotImplementedError
 
 
 class _AsyncWait(Waiter):

@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from forge.tools.execution import failures
@@ -389,16 +390,16 @@ def _seconds(
 class IO(Waiter):
     """What differs between sync and async callers; the pipeline awaits these."""
 
+    @abstractmethod
     async def call(  # noqa: PLR0917 - internal, positional like _run
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
         """Run one decoded call, on a fast path when it can take one."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         """Run the handler of a validated, allowed call where its deadline holds."""
-        raise NotImplementedError
 
 
 class _Async(IO, _AsyncWait):
