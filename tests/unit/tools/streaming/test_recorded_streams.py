@@ -431,6 +431,40 @@ def test_bedrock_truncated_stream() -> None:
     assert lookup == ToolCall("tooluse_B2", "lookup", {"id": 3})
 
 
+def test_bedrock_skips_tools_bedrock_runs_itself() -> None:
+    """A block started as ``server_tool_use`` (result streamed after it) is not a call."""
+    server = {"toolUseId": "tooluse_srv1", "name": "nova_grounding", "type": "server_tool_use"}
+    result = {"toolUseId": "tooluse_srv1", "type": "nova_grounding_result", "status": "success"}
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": server}}},
+        br_delta(0, '{"query": "weather '),
+        br_delta(0, 'paris"}'),
+        br_stop(0),
+        {"contentBlockStart": {"contentBlockIndex": 1, "start": {"toolResult": result}}},
+        {"contentBlockDelta": {"contentBlockIndex": 1,
+                               "delta": {"toolResult": [{"text": "Sunny, 21C"}]}}},
+        br_stop(1),
+        {"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"text": "Sunny. Noting it."}}},
+        br_stop(2),
+        br_start(3, "tooluse_C3", "note"),
+        br_delta(3, '{"text": "sunny"}'),
+        br_stop(3),
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]  # fmt: skip
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    stream = model.operation_model("ConverseStream").output_shape.members["stream"]
+    for event in events:
+        report = ParamValidator().validate(event, stream)
+        assert not report.has_errors(), report.generate_report()
+    acc = ToolCallAccumulator("bedrock")
+    completed = [c for event in events for c in acc.add(event)]
+    assert completed == acc.finish() == [ToolCall("tooluse_C3", "note", {"text": "sunny"})]
+
+
 # -- Gemini and Ollama: whole calls per chunk -------------------------------------------
 
 
