@@ -647,3 +647,29 @@ def test_unknown_provider_and_undetectable_chunk() -> None:
         ToolCallAccumulator().add({"hello": "world"})
     with pytest.raises(ToolCallFormatError):
         ToolCallAccumulator().add("data: [DONE]")
+
+
+@pytest.mark.parametrize(
+    ("provider", "events"),
+    [
+        ("openai", [chat_chunk(start(0, "call_1", "s")), chat_chunk(more(0, 5))]),  # type: ignore[arg-type]
+        ("anthropic", [ant_start(0, "toolu_1", "s"), ant_delta(0, ["x"]), ant_stop(0)]),  # type: ignore[arg-type]
+        ("openai-responses", [
+            {"type": "response.output_item.added", "output_index": 0,
+             "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "s"}},
+            {"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+             "output_index": 0, "delta": 5},
+        ]),
+    ],
+)  # fmt: skip
+def test_fragments_that_are_not_text_give_a_call_with_an_error(
+    provider: str, events: list[dict[str, Any]]
+) -> None:
+    """A malformed fragment (a number, a list) is reported on the call, not raised."""
+    acc = ToolCallAccumulator(provider)
+    for event in events:
+        acc.add(event)
+    (call,) = acc.finish()
+    assert call.name == "s"
+    assert call.argument_error is not None
+    assert "must be a JSON object" in call.argument_error
