@@ -137,7 +137,7 @@ class PartialArguments:
             raise ToolCallFormatError(
                 f"functionCall args must be an object, got {type(args).__name__}"
             )
-        self._root.update(args)
+        self._root.update(_finished(dict(args)))  # a copy: pieces must not change the caller's
 
     def build(self) -> dict[str, Any]:
         """The arguments, with every string's pieces joined."""

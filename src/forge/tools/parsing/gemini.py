@@ -99,7 +99,7 @@ class GeminiCalls:
                 done.append(self._whole(part, call))
             return done
         streamed = self._open if self._open is not None else _Streamed()
-        streamed.take(call, items(pieces))
+        streamed.take(call, pieces)
         self._open = streamed if more else None
         if not more:
             done.append(self._close(streamed, incomplete=False))
@@ -162,7 +162,8 @@ class _Streamed:
             or (call_id and self.id and str(call_id) != self.id)
         )
 
-    def take(self, call: Any, pieces: list[Any]) -> None:
+    def take(self, call: Any, pieces: Any) -> None:
+        """Take one piece of the call: its name and id if given, and its arguments."""
         name, call_id = field(call, "name"), field(call, "id")
         if isinstance(name, str) and name:
             self.name = name
@@ -172,7 +173,7 @@ class _Streamed:
             args = field(call, "args")
             if args is not None:
                 self.arguments.update(args)
-            for piece in pieces:
+            for piece in items(pieces):
                 self.arguments.add(piece)
         except ToolCallFormatError as exc:
             if self.problem is None:

@@ -378,3 +378,21 @@ def test_hostile_pieces_only_raise_format_errors(
     for call in calls:
         assert isinstance(call.arguments, dict)
         assert call.argument_error is None or call.arguments == {}
+
+
+def test_partial_args_that_are_not_a_list_flag_the_call() -> None:
+    """``partialArgs`` holding an object instead of a list is reported on the call."""
+    acc = ToolCallAccumulator("gemini")
+    acc.add(chunk(fc(name="a", partialArgs={"jsonPath": "$.x"}, willContinue=True)))
+    (call,) = acc.add(chunk(fc()))
+    assert "expected a list, got dict" in (call.argument_error or "")
+
+
+def test_args_sent_alongside_pieces_are_merged_without_changing_the_input() -> None:
+    """Members sent whole in ``args`` are kept, pieces add to them, the input is untouched."""
+    first = chunk(fc(name="a", args={"o": {"b": 1}}, willContinue=True))
+    acc = ToolCallAccumulator("gemini")
+    acc.add(first)
+    (call,) = acc.add(chunk(fc(partialArgs=[piece("$.o.c", numberValue=2)])))
+    assert call.arguments == {"o": {"b": 1, "c": 2}}
+    assert first["candidates"][0]["content"]["parts"][0]["functionCall"]["args"] == {"o": {"b": 1}}
