@@ -119,7 +119,11 @@ class IsolatedCall:
         try:
             outcome: Outcome = pickle.loads(out)
         except Exception:
-            return ("crash", f"its process exited with code {proc.returncode} without a result")
+            sent = f" (it wrote {len(out)} bytes that are not one)" if out else ""
+            return (
+                "crash",
+                f"its process exited with code {proc.returncode} without a result{sent}",
+            )
         return outcome
 
     def kill(self) -> None:
