@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
-from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
+from forge.tools.formats.report import ChangeAction, ConversionReport, Errors, SchemaChange
 from forge.tools.schema._param_table import PRIMITIVES
 from forge.tools.values._readonly import DICTS
 
@@ -41,12 +41,16 @@ _NO_ROOT: Mapping[str, Any] = MappingProxyType({})
 class Context:
     """The state of one conversion: who, for whom, and what changed."""
 
-    __slots__ = ("changes", "enum_values", "provider", "root", "strict", "tool", "visited")
+    __slots__ = (
+        "changes", "enum_values", "errors", "provider", "root", "strict", "tool", "visited",
+    )  # fmt: skip
 
-    def __init__(self, tool: str, provider: str, strict: bool) -> None:
+    def __init__(self, tool: str, provider: str, strict: bool, errors: Errors = "report") -> None:
         self.tool = tool
         self.provider = provider
         self.strict = strict
+        self.errors: Errors = errors
+        """``report``: shorten or fall back and say so; ``raise``: fail instead."""
         self.root: Mapping[str, Any] = _NO_ROOT
         """The schema being compiled (references resolve against it)."""
         self.changes: list[SchemaChange] = []
@@ -93,6 +97,13 @@ def strict_leaf(schema: Mapping[str, Any], kind: str, ctx: Context, path: Path) 
         ctx.note(path, "default", "moved_to_description", f"{ctx.provider} strict has no default")
         append_description(out, {"default": schema["default"]})
     return out
+
+
+def open_tuple(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` without ``items: false`` after ``prefixItems`` (the compilers pin the length)."""
+    if schema.get("items") is False and "prefixItems" in schema:
+        return {k: v for k, v in schema.items() if k != "items"}
+    return schema
 
 
 def child(path: Path, *parts: str | int) -> Path:
