@@ -142,7 +142,7 @@ def _keyword(
     elif key == "format":
         _format(value, out, moved, ctx, path)
     elif key == "additionalProperties" and value is False:
-        ctx.note(path, key, "removed", "Gemini objects cannot be closed; extra keys are "
+        ctx.note(path, key, "note", "Gemini objects cannot be closed; extra keys are "
                  "still rejected when the call is validated")  # fmt: skip
     elif key == "default" and value is None:
         return  # the SDK drops a null default; nullable already says it

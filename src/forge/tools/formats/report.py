@@ -19,8 +19,10 @@ Errors = Literal["report", "raise"]
 
 #: Actions after which the provider's definition says less than the canonical one.
 LOSSY: frozenset[str] = frozenset({"moved_to_description", "removed", "shortened", "excluded"})
-#: Actions a person should look at (shown by ``forge-tools validate`` and ``export``).
-NOTABLE: frozenset[str] = LOSSY | {"fallback", "note"}
+#: Actions a person should look at (shown by ``forge-tools validate``).
+NOTABLE: frozenset[str] = LOSSY | {"fallback"}
+#: Actions that change what a provider gets beyond its schema dialect (``export`` warns).
+URGENT: frozenset[str] = frozenset({"shortened", "fallback", "excluded"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,7 +72,7 @@ class ConversionReport:
 
     @property
     def notable(self) -> tuple[SchemaChange, ...]:
-        """The changes a person should look at: losses, fallbacks, shortening, notes."""
+        """The changes a person should look at: losses, fallbacks, shortening, exclusion."""
         return tuple(c for c in self.changes if c.action in NOTABLE)
 
     def to_dict(self) -> dict[str, Any]:
