@@ -206,6 +206,7 @@ class ToolReads(RunMethods):
         Raises:
             TypeError: ``options`` is not a `PromptOptions`.
             ValueError: An unknown category or a negative example limit.
+            UnsupportedProviderError: ``shortened_for`` names no provider.
         """
         from forge.tools.model.prompt import PromptOptions
 

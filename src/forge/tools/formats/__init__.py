@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import UnsupportedProviderError
+from forge.core.logging import get_logger
 from forge.tools.formats._policy import (
     LEFT_OUT,
     Converter,
@@ -41,12 +42,12 @@ if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
 
 __all__ = [
-    "LIMITS",
-    "PROVIDERS",
     "Conversion",
     "ConversionReport",
     "Errors",
+    "LIMITS",
     "NameMap",
+    "PROVIDERS",
     "SchemaChange",
     "convert",
     "convert_all",
@@ -55,6 +56,8 @@ __all__ = [
     "to_openai",
     "to_provider",
 ]
+
+logger = get_logger("tools.formats")
 
 #: Every supported provider and its per-tool converter, in documentation order.
 PROVIDERS: dict[str, Converter] = {
@@ -136,6 +139,10 @@ def convert_all(
         if definition is not LEFT_OUT:
             out.append(definition)
         reports.append(ctx.report())
+    if len(out) < len(reports):
+        left_out = [r.tool for r in reports if r.excluded]
+        logger.warning("%d tool(s) left out of the %s export (see registry.conversion): %s",
+                       len(left_out), provider, ", ".join(left_out))  # fmt: skip
     wrap = _WRAP.get(provider)
     definitions = wrap(out) if wrap is not None else out
     return Conversion(provider=provider, strict=strict, definitions=tuple(definitions),

@@ -37,13 +37,20 @@ def convert_one_tool(
         if problem is not None:
             ctx.fail((), "name", f"{problem}; rename it (registry.renamed) for {ctx.provider}")
         if limits.max_tools is not None and sent >= limits.max_tools:
-            ctx.fail((), "tools", f"{ctx.provider} takes at most {limits.max_tools} tools in "
-                     "one request; choose them with registry.filtered(...) or search")  # fmt: skip
+            if ctx.errors == "report":  # the common overflow: no exception per tool
+                ctx.note((), "tools", "excluded", _LEFT_OUT_PREFIX + _too_many(ctx, limits))
+                return LEFT_OUT
+            ctx.fail((), "tools", _too_many(ctx, limits))
         return convert_one(tool, ctx)
     except SchemaConversionError as exc:
         if ctx.errors == "raise":
             raise
         return _recover(tool, ctx, convert_one, exc)
+
+
+def _too_many(ctx: Context, limits: ProviderLimits) -> str:
+    return (f"{ctx.provider} takes at most {limits.max_tools} tools in one request; choose "
+            "them with registry.filtered(...) or registry.search(...)")  # fmt: skip
 
 
 def _recover(

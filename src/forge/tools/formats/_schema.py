@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -73,10 +74,18 @@ class Context:
 
     def report(self) -> ConversionReport:
         """Return the report of this conversion."""
+        if not self.changes:
+            return _unchanged(self.tool, self.provider, self.strict)
         return ConversionReport(
             tool=self.tool, provider=self.provider, strict=self.strict,
             changes=tuple(self.changes),
         )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=16384)
+def _unchanged(tool: str, provider: str, strict: bool) -> ConversionReport:
+    """The (immutable, hence shared) report of a conversion that changed nothing."""
+    return ConversionReport(tool=tool, provider=provider, strict=strict)
 
 
 def simple_leaf(schema: Any) -> str | None:

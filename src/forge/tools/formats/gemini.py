@@ -25,14 +25,14 @@ def convert_gemini(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     A schema the subset cannot express (a recursive ``$ref``, a ``false``
     schema, ``allOf`` that cannot be merged, a parameter name the subset
     rejects) goes unchanged as ``parametersJsonSchema``, Gemini's full JSON
-    Schema field, and the report says so.
+    Schema field: a faithful rewrite (never an error), which the report notes.
     """
     start = len(ctx.changes)
     try:
         parameters = compiled(*tool.schema_and_table(), ctx, "gemini", compile_gemini)
     except SchemaConversionError as exc:
         del ctx.changes[start:]
-        ctx.note(exc_path(exc), exc.keyword, "fallback",
+        ctx.note(exc_path(exc), exc.keyword, "rewritten",
                  f"Gemini's OpenAPI subset ('parameters') cannot express this ({exc.reason}); "
                  "the schema is sent unchanged as 'parametersJsonSchema'")  # fmt: skip
         return ReadOnlyDict(name=tool.name, description=tool.description,

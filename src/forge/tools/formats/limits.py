@@ -32,12 +32,14 @@ bedrock            botocore ``bedrock-runtime`` shapes: ``ToolName`` (pattern
                    one is left out).
 mistral            no name or description rule in mistralai's SDK; OpenAI's name rule
                    is the one its API is compatible with.
-ollama, mcp        none enforced (MCP says names SHOULD be 1 to 128 of ``[A-Za-z0-9_.-]``).
+mcp                names SHOULD be 1 to 128 of ``[A-Za-z0-9_.-]`` (2025-11-25 ``tools.mdx``).
+ollama             none enforced by its client.
 =================  ====================================================================
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -68,6 +70,8 @@ class ProviderLimits:
 
     name_pattern: str | None = None
     """The regular expression a tool name must match in full."""
+    max_name: int = 1 << 16
+    """The longest tool name (also bounded by ``name_pattern``)."""
     max_description: int | None = None
     """The longest tool description, in characters."""
     max_tools: int | None = None
@@ -77,9 +81,15 @@ class ProviderLimits:
 
     def name_problem(self, name: str) -> str | None:
         """Why ``name`` is not a valid tool name here, or ``None`` if it is."""
-        if self.name_pattern is None or re.fullmatch(self.name_pattern, name):
+        pattern = self.name_pattern
+        if pattern is None or _name_ok(pattern, name):
             return None
-        return f"the tool name {name!r} does not match {self.name_pattern}"
+        return f"the tool name {name!r} does not match {pattern}"
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_ok(pattern: str, name: str) -> bool:
+    return re.fullmatch(pattern, name) is not None
 
 
 _OPENAI_NAME = r"[A-Za-z0-9_-]{1,64}"
@@ -93,19 +103,20 @@ OPENAI_STRICT = StrictLimits(
     max_schema_chars=120_000,
 )
 _OPENAI = ProviderLimits(
-    name_pattern=_OPENAI_NAME, max_description=1024, max_tools=128, strict=OPENAI_STRICT
-)
+    name_pattern=_OPENAI_NAME, max_name=64, max_description=1024, max_tools=128,
+    strict=OPENAI_STRICT,
+)  # fmt: skip
 
 #: The limits of each provider of `forge.tools.formats.PROVIDERS` (sources in the module doc).
 LIMITS: dict[str, ProviderLimits] = {
     "openai": _OPENAI,
     "openai-responses": _OPENAI,
-    "anthropic": ProviderLimits(name_pattern=_OPENAI_NAME),
-    "gemini": ProviderLimits(name_pattern=r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}"),
-    "bedrock": ProviderLimits(name_pattern=_OPENAI_NAME),
-    "mistral": ProviderLimits(name_pattern=_OPENAI_NAME),
+    "anthropic": ProviderLimits(name_pattern=_OPENAI_NAME, max_name=64),
+    "gemini": ProviderLimits(name_pattern=r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}", max_name=128),
+    "bedrock": ProviderLimits(name_pattern=_OPENAI_NAME, max_name=64),
+    "mistral": ProviderLimits(name_pattern=_OPENAI_NAME, max_name=64),
     "ollama": ProviderLimits(),
-    "mcp": ProviderLimits(),
+    "mcp": ProviderLimits(name_pattern=r"[A-Za-z0-9_.-]{1,128}", max_name=128),
     "langchain": ProviderLimits(),
 }
 

@@ -21,7 +21,8 @@ Errors = Literal["report", "raise"]
 LOSSY: frozenset[str] = frozenset({"moved_to_description", "removed", "shortened", "excluded"})
 #: Actions a person should look at (shown by ``forge-tools validate``).
 NOTABLE: frozenset[str] = LOSSY | {"fallback"}
-#: Actions that change what a provider gets beyond its schema dialect (``export`` warns).
+#: What ``errors="raise"`` refuses: a description cut, strict mode dropped, a tool left out
+#: (``export`` warns about these on stderr).
 URGENT: frozenset[str] = frozenset({"shortened", "fallback", "excluded"})
 
 

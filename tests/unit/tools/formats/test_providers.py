@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from forge.core.errors import SchemaConversionError, UnsupportedProviderError
 from forge.tools import ToolRegistry, from_record, tool
-from forge.tools.formats import PROVIDERS, convert, to_provider
+from forge.tools.formats import PROVIDERS, convert, to_anthropic, to_openai, to_provider
 
 
 class Address(BaseModel):
@@ -106,6 +106,8 @@ def test_per_tool_helpers_share_the_to_provider_code() -> None:
     assert find.to_openai_schema() == to_provider([find], "openai")[0]
     assert find.to_openai_schema(strict=True) == to_provider([find], "openai", strict=True)[0]
     assert find.to_anthropic_schema(strict=True) == to_provider([find], "anthropic", strict=True)[0]
+    assert to_openai(grow, strict=True) == to_provider([grow], "openai", strict=True)[0]
+    assert to_anthropic(grow, strict=True) == to_provider([grow], "anthropic", strict=True)[0]
 
 
 def test_registry_caches_per_provider_strict_and_allowed() -> None:
@@ -141,7 +143,7 @@ def test_recursive_schema_goes_to_gemini_as_json_schema(sdk: Any) -> None:
     declaration, report = convert(grow, "gemini", errors="raise")  # lossless: never an error
     assert declaration == second
     [change] = report.changes
-    assert (change.keyword, change.action) == ("$ref", "fallback")
+    assert (change.keyword, change.action) == ("$ref", "rewritten")
     assert "recursive" in change.detail
     assert "parametersJsonSchema" in change.detail
     assert report.lossless
