@@ -22,6 +22,7 @@ from forge.tools.formats._policy import (
     Converter,
     convert_one_tool,
     single_with_report,
+    too_many,
 )
 from forge.tools.formats._schema import Context
 from forge.tools.formats.anthropic import convert_anthropic, to_anthropic
@@ -132,21 +133,29 @@ def convert_all(
         raise ValueError(f"errors must be 'report' or 'raise', got {errors!r}")
     limits = LIMITS[provider]
     out: list[Any] = []
-    reports: list[ConversionReport] = []
+    names: list[str] = []
+    changes: list[tuple[SchemaChange, ...]] = []
+    left_out: list[str] = []
     for tool in tools:
+        names.append(tool.name)
+        if errors == "report" and limits.max_tools is not None and len(out) >= limits.max_tools:
+            changes.append(too_many(provider, limits.max_tools))
+            left_out.append(tool.name)
+            continue
         ctx = Context(tool.name, provider, strict, errors)
         definition = convert_one_tool(tool, ctx, convert_one, limits, len(out))
-        if definition is not LEFT_OUT:
+        if definition is LEFT_OUT:
+            left_out.append(tool.name)
+        else:
             out.append(definition)
-        reports.append(ctx.report())
-    if len(out) < len(reports):
-        left_out = [r.tool for r in reports if r.excluded]
+        changes.append(tuple(ctx.changes))
+    if left_out:
         logger.warning("%d tool(s) left out of the %s export (see registry.conversion): %s",
                        len(left_out), provider, ", ".join(left_out))  # fmt: skip
     wrap = _WRAP.get(provider)
     definitions = wrap(out) if wrap is not None else out
     return Conversion(provider=provider, strict=strict, definitions=tuple(definitions),
-                      reports=tuple(reports))  # fmt: skip
+                      tools=tuple(names), changes=tuple(changes))  # fmt: skip
 
 
 def convert(

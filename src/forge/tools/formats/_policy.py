@@ -7,19 +7,20 @@ into the tool's report, so the rest of the export goes on.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import SchemaConversionError
 from forge.tools.formats._schema import Context, Path
 from forge.tools.formats.limits import LIMITS
-from forge.tools.formats.report import ConversionReport, Errors
+from forge.tools.formats.report import ConversionReport, Errors, SchemaChange
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats.limits import ProviderLimits
 
-__all__ = ["LEFT_OUT", "Converter", "convert_one_tool", "single"]
+__all__ = ["LEFT_OUT", "Converter", "convert_one_tool", "single", "too_many"]
 
 Converter = Callable[["ToolDefinition", Context], Any]
 
@@ -37,10 +38,7 @@ def convert_one_tool(
         if problem is not None:
             ctx.fail((), "name", f"{problem}; rename it (registry.renamed) for {ctx.provider}")
         if limits.max_tools is not None and sent >= limits.max_tools:
-            if ctx.errors == "report":  # the common overflow: no exception per tool
-                ctx.note((), "tools", "excluded", _LEFT_OUT_PREFIX + _too_many(ctx, limits))
-                return LEFT_OUT
-            ctx.fail((), "tools", _too_many(ctx, limits))
+            ctx.fail((), "tools", _too_many(ctx.provider, limits.max_tools))
         return convert_one(tool, ctx)
     except SchemaConversionError as exc:
         if ctx.errors == "raise":
@@ -48,9 +46,16 @@ def convert_one_tool(
         return _recover(tool, ctx, convert_one, exc)
 
 
-def _too_many(ctx: Context, limits: ProviderLimits) -> str:
-    return (f"{ctx.provider} takes at most {limits.max_tools} tools in one request; choose "
-            "them with registry.filtered(...) or registry.search(...)")  # fmt: skip
+def _too_many(provider: str, limit: int) -> str:
+    return (f"{provider} takes at most {limit} tools in one request; choose them with "
+            "registry.filtered(...) or registry.search(...)")  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def too_many(provider: str, limit: int) -> tuple[SchemaChange]:
+    """The changes of a tool left out because ``limit`` tools came before it."""
+    return (SchemaChange(path="", keyword="tools", action="excluded",
+                         detail=_LEFT_OUT_PREFIX + _too_many(provider, limit)),)  # fmt: skip
 
 
 def _recover(

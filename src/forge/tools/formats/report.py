@@ -103,8 +103,18 @@ class Conversion:
     """Whether strict mode was asked for."""
     definitions: Sequence[Any]
     """The provider's tool definitions (read-only), in the tools' order."""
-    reports: tuple[ConversionReport, ...]
-    """One report per tool given, in order, exported or not."""
+    tools: tuple[str, ...]
+    """The names of the tools given, in order, exported or not."""
+    changes: tuple[tuple[SchemaChange, ...], ...]
+    """Each tool's changes, in the order of `tools` (`reports` puts them together)."""
+
+    @property
+    def reports(self) -> tuple[ConversionReport, ...]:
+        """One report per tool given, in order, exported or not."""
+        return tuple(
+            ConversionReport(tool=t, provider=self.provider, strict=self.strict, changes=c)
+            for t, c in zip(self.tools, self.changes, strict=True)
+        )
 
     @property
     def excluded(self) -> tuple[ConversionReport, ...]:
@@ -123,7 +133,9 @@ class Conversion:
         raise KeyError(tool)
 
     def __str__(self) -> str:
-        shown = [str(r) for r in self.reports if r.changes]
-        head = (f"{len(self.reports) - len(self.excluded)} of {len(self.reports)} tool(s) "
-                f"converted for {self.provider}{' (strict)' if self.strict else ''}")  # fmt: skip
+        reports = self.reports
+        shown = [str(r) for r in reports if r.changes]
+        left = sum(1 for r in reports if r.excluded)
+        head = (f"{len(reports) - left} of {len(reports)} tool(s) converted for "
+                f"{self.provider}{' (strict)' if self.strict else ''}")  # fmt: skip
         return "\n".join([head, *shown])
