@@ -1,7 +1,19 @@
-"""MCP ``tools/list`` tool definitions."""
+"""MCP ``tools/list`` tool definitions, and the wrapping of outputs that are not objects.
+
+MCP 2025-11-25 restricts an ``outputSchema`` to ``type: "object"`` at the root,
+and ``structuredContent`` to a JSON object. A tool whose output is something
+else (an array, a number, ``null``, a union) is described by wrapping: the
+listed schema is ``{"type": "object", "properties": {"result": <schema>},
+"required": ["result"]}`` and each output travels as ``{"result": <output>}``,
+as the SDK's own servers do. `WRAPPED_META` in the tool's and the result's
+``_meta`` tells a client that knows it to unwrap. Every piece of the wrapping
+lives here (`needs_wrapping`, `wrap_output_schema`, `wrap_output`,
+`unwrap_output_schema`, `unwrap_output`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.values._readonly import ReadOnlyDict
@@ -10,17 +22,78 @@ if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats._schema import Context
 
-__all__ = ["convert_mcp"]
+__all__ = [
+    "RESULT_KEY",
+    "WRAPPED_META",
+    "convert_mcp",
+    "needs_wrapping",
+    "unwrap_output",
+    "unwrap_output_schema",
+    "wrap_output",
+    "wrap_output_schema",
+]
 
+RESULT_KEY = "result"
+"""The property that holds a wrapped output."""
+WRAPPED_META = "forge-tools/wrapped"
+"""``_meta`` key, ``true`` when the tool's ``outputSchema`` (on a tool) or the
+``structuredContent`` (on a result) wraps the real one under `RESULT_KEY`."""
+
+_ROOT_ONLY = ("$defs", "definitions", "$schema")
+"""Keywords that must stay at the root of a schema that is wrapped."""
 _HINTS = (("read_only", "readOnlyHint"), ("destructive", "destructiveHint"),
           ("idempotent", "idempotentHint"), ("open_world", "openWorldHint"))  # fmt: skip
+
+
+def needs_wrapping(schema: Mapping[str, Any]) -> bool:
+    """Whether an output schema is not the plain object MCP 2025-11-25 lists as is."""
+    return schema.get("type") != "object"
+
+
+def wrap_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The object schema that holds an output of ``schema`` under `RESULT_KEY`.
+
+    ``$defs`` stay at the root, where the ``$ref`` pointers of ``schema`` expect them.
+    """
+    inner = dict(schema)
+    defs: dict[str, Any] = {k: inner.pop(k) for k in _ROOT_ONLY if k in inner}
+    return {
+        **defs,
+        "type": "object",
+        "properties": {RESULT_KEY: inner},
+        "required": [RESULT_KEY],
+        "additionalProperties": False,
+    }
+
+
+def unwrap_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema `wrap_output_schema` wrapped (its inverse)."""
+    properties = schema.get("properties")
+    inner = dict(properties.get(RESULT_KEY, {})) if isinstance(properties, Mapping) else {}
+    for key in _ROOT_ONLY:
+        if key in schema:
+            inner[key] = schema[key]
+    return inner
+
+
+def wrap_output(value: Any) -> dict[str, Any]:
+    """The ``structuredContent`` of a wrapped output."""
+    return {RESULT_KEY: value}
+
+
+def unwrap_output(structured: Any) -> Any:
+    """The output inside a wrapped ``structuredContent`` (itself if it is not wrapped)."""
+    if isinstance(structured, Mapping) and RESULT_KEY in structured and len(structured) == 1:
+        return structured[RESULT_KEY]
+    return structured
 
 
 def convert_mcp(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return ``{"name", "title"?, "description", "inputSchema", "outputSchema"?, "annotations"?}``.
 
-    MCP takes any JSON Schema, so the parameters go out unchanged; ``strict``
-    changes nothing.
+    MCP takes any JSON Schema for the parameters, so they go out unchanged;
+    ``strict`` changes nothing. An output schema that is not an object is
+    wrapped (see the module docstring) and the tool's ``_meta`` says so.
     """
     out: dict[str, Any] = {"name": tool.name}
     notes = tool.annotations
@@ -29,8 +102,18 @@ def convert_mcp(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
         out["title"] = title
     out["description"] = tool.description
     out["inputSchema"] = tool.parameters
-    if tool.output_schema is not None:
-        out["outputSchema"] = tool.output_schema
+    output = tool.output_schema
+    if output is not None:
+        if needs_wrapping(output):
+            out["outputSchema"] = wrap_output_schema(output)
+            out["_meta"] = ReadOnlyDict({WRAPPED_META: True})
+            ctx.note(
+                (), "outputSchema", "rewritten",
+                f"MCP lists only object output schemas: wrapped under {RESULT_KEY!r}, "
+                f"outputs are sent as {{{RESULT_KEY!r}: output}}",
+            )  # fmt: skip
+        else:
+            out["outputSchema"] = output
     hints: dict[str, Any] = {wire: getattr(notes, name) for name, wire in _HINTS
                              if getattr(notes, name) is not None}  # fmt: skip
     if notes.title:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections.abc import Iterable
 
 from forge.tools.formats.limits import LIMITS
 from forge.tools.schema._names import MAX_NAME_LENGTH, NAME_PATTERN
@@ -64,8 +65,35 @@ class NameMap:
             self._to[name], self._from[mapped] = mapped, name
             return mapped
 
+    def add_all(self, names: Iterable[str]) -> dict[str, str]:
+        """Map a whole set of names at once; return ``{name: mapped}``.
+
+        Unlike a sequence of `add` calls, the result does not depend on the
+        order: every name that matches the rule keeps itself, even one that an
+        earlier mapping of another name had taken (that name is mapped again,
+        with a suffix), and the other names are mapped in sorted order.
+
+        >>> NameMap().add_all(["math.factorial", "math_factorial"])
+        {'math.factorial': 'math_factorial_2f2114b7', 'math_factorial': 'math_factorial'}
+        """
+        wanted = list(dict.fromkeys(names))
+        with self._lock:
+            for name in wanted:
+                if name in self._to or not self._valid(name):
+                    continue
+                holder = self._from.pop(name, None)
+                if holder is not None:
+                    del self._to[holder]
+                self._to[name] = self._from[name] = name
+        for name in sorted(wanted):
+            self.add(name)
+        return {name: self._to[name] for name in wanted}
+
+    def _valid(self, name: str) -> bool:
+        return bool(self._ok.match(name)) and "\n" not in name
+
     def _assign(self, name: str) -> str:
-        if self._ok.match(name) and name not in self._from and "\n" not in name:
+        if self._valid(name) and name not in self._from:
             return name
         base = _BAD.sub("_", name) or "_"
         if not re.match(r"[A-Za-z_]", base):

@@ -3,6 +3,10 @@
 Accepted: a ``converse`` response (``output.message``), a message, a list of content
 blocks, or one block (``{"toolUse": {...}}`` or the inner ``{"toolUseId", "name",
 "input"}``); boto3 returns plain dicts.
+
+Tools Bedrock runs itself (system tools such as ``nova_grounding``) come back as
+``toolUse`` blocks marked ``"type": "server_tool_use"``, their ``toolResult`` in the same
+assistant message: they are not calls for the client, and are skipped.
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ from typing import Any
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
 from forge.tools.values.calls import ToolCall
 
-__all__ = ["parse"]
+__all__ = ["SERVER_TOOL_USE", "parse"]
+
+#: ``ToolUseBlock.type`` of a tool Bedrock ran itself (botocore ``ToolUseType``).
+SERVER_TOOL_USE = "server_tool_use"
 
 
 def parse(obj: Any) -> list[ToolCall]:
@@ -30,7 +37,7 @@ def parse(obj: Any) -> list[ToolCall]:
         use = field(block, "toolUse")
         if use is None and field(block, "toolUseId") is not None:
             use = block
-        if use is None:
+        if use is None or field(use, "type") == SERVER_TOOL_USE:
             continue
         name = field(use, "name")
         if not isinstance(name, str) or not name:

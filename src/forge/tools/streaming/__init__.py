@@ -19,9 +19,10 @@ from typing import Any, Protocol
 from forge.tools.parsing import ToolCallFormatError, detect_provider, resolve_provider
 from forge.tools.streaming.anthropic import AnthropicAccumulator
 from forge.tools.streaming.bedrock import BedrockAccumulator
+from forge.tools.streaming.gemini import GeminiAccumulator
 from forge.tools.streaming.openai import ChatAccumulator
 from forge.tools.streaming.responses import ResponsesAccumulator
-from forge.tools.streaming.whole import GeminiAccumulator, McpAccumulator, OllamaAccumulator
+from forge.tools.streaming.whole import McpAccumulator, OllamaAccumulator
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["ToolCallAccumulator"]

@@ -32,6 +32,18 @@ class Slot:
             return
         self.name += name
 
+    def add_part(self, fragment: Any) -> None:
+        """Take an argument text fragment; a value that is not text is kept whole instead.
+
+        (A fragment that is not text is a malformed stream: the finished call says so.)
+        """
+        if isinstance(fragment, str):
+            if fragment:
+                self.whole = None
+                self.parts.append(fragment)
+        elif fragment is not None:
+            self.whole = fragment
+
     def build(self, index: int) -> ToolCall:
         """Finish the call from what arrived (truncated text is flagged, not guessed)."""
         raw = self.whole if self.whole is not None else "".join(self.parts)

@@ -43,10 +43,7 @@ class AnthropicAccumulator:
             delta = field(event, "delta")
             target = self._open.get(field(event, "index"))
             if target is not None and field(delta, "type") == "input_json_delta":
-                fragment = field(delta, "partial_json")
-                if fragment:
-                    target.whole = None
-                    target.parts.append(fragment)
+                target.add_part(field(delta, "partial_json"))
         elif kind == "content_block_stop":
             return self._slots.complete(self._open.pop(field(event, "index"), None))
         elif kind == "message_start":

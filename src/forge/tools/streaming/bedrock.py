@@ -3,6 +3,8 @@
 ``contentBlockStart`` (``start.toolUse``: ``toolUseId``, ``name``) opens a block at its
 ``contentBlockIndex``; ``contentBlockDelta`` (``delta.toolUse.input``: a JSON fragment)
 appends; ``contentBlockStop`` completes it. Indexes restart with each ``messageStart``.
+A block whose start says ``"type": "server_tool_use"`` is a tool Bedrock runs itself (its
+``toolResult`` block follows in the stream): it is not a call for the client, and is skipped.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from forge.tools.parsing._common import field
+from forge.tools.parsing.bedrock import SERVER_TOOL_USE
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
 
@@ -29,7 +32,7 @@ class BedrockAccumulator:
         start = field(event, "contentBlockStart")
         if start is not None:
             use = field(field(start, "start") or {}, "toolUse")
-            if use is not None:
+            if use is not None and field(use, "type") != SERVER_TOOL_USE:
                 index = field(start, "contentBlockIndex")
                 slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
                 slot.id = field(use, "toolUseId") or None

@@ -6,6 +6,11 @@ position in the chunk; the first carries the id and name, later ones append argu
 text. A fragment with a *different* id at an index already in use starts a new call:
 some OpenAI-compatible servers (and Mistral) send every call at index 0. Calls finish when
 a ``finish_reason`` arrives, or at `finish`.
+
+Only the first choice (``index`` 0) is read: with ``n > 1`` the choices interleave. One
+accumulator can take several completions back to back (a tool loop's turns): after a
+``finish_reason``, the next fragment starts a new completion, whose indexes restart at 0,
+and calls are kept in order across completions.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ class ChatAccumulator:
         self._by_index: dict[Any, Slot] = {}
         self._by_id: dict[str, Slot] = {}
         self._last: Slot | None = None
+        self._turn = 0
+        self._ended = False
 
     def add(self, chunk: Any) -> list[ToolCall]:
         """Take one chunk; return the calls it completed."""
@@ -52,6 +59,7 @@ class ChatAccumulator:
             if legacy is not None:
                 self._take({"index": "function_call", "function": legacy})
         if field(choice, "finish_reason"):
+            self._ended = True
             return self._slots.complete_all()
         return []
 
@@ -60,9 +68,18 @@ class ChatAccumulator:
         return self._slots.calls()
 
     def _take(self, fragment: Any) -> None:
+        if self._ended:  # a new completion: its indexes restart
+            self._ended = False
+            self._turn += 1
+            self._by_index.clear()
+            self._by_id.clear()
+            self._last = None
         index = field(fragment, "index")
-        call_id = field(fragment, "id") or None
-        if call_id == "null":
+        if not isinstance(index, int | str):
+            index = None
+        call_id = field(fragment, "id")
+        call_id = str(call_id) if isinstance(call_id, str | int) else None
+        if call_id in ("", "null"):  # mistralai's default id is the text "null"
             call_id = None
         slot = self._find(index, call_id)
         if call_id and not slot.id:
@@ -75,8 +92,8 @@ class ChatAccumulator:
         arguments = field(function, "arguments")
         if isinstance(arguments, Mapping):
             slot.whole = dict(arguments)
-        elif arguments:
-            slot.parts.append(arguments)
+        else:
+            slot.add_part(arguments)
 
     def _find(self, index: Any, call_id: str | None) -> Slot:
         if call_id and call_id in self._by_id:
@@ -86,7 +103,7 @@ class ChatAccumulator:
             if slot is not None:
                 self._slots.complete(slot)
             order = index if isinstance(index, int) else _NO_INDEX
-            slot = self._slots.new(order)
+            slot = self._slots.new(self._turn, order)
             if index is not None:
                 self._by_index[index] = slot
         self._last = slot

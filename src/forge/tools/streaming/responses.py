@@ -5,6 +5,12 @@
 ``output_index``); ``…arguments.done`` and ``response.output_item.done`` carry the whole
 arguments, which replace the fragments, and the latter completes the call.
 ``response.completed`` completes whatever is still open from the final response.
+
+One accumulator can take several responses back to back (a tool loop's turns): each
+``response.created`` starts a new response, whose ``output_index`` values restart at 0, and
+calls are kept in order across responses. Without ``response.created`` events, an item
+that arrives at an ``output_index`` held by another item, or by a call already complete,
+starts a new response too.
 """
 
 from __future__ import annotations
@@ -24,16 +30,19 @@ class ResponsesAccumulator:
     def __init__(self) -> None:
         self._slots = Slots()
         self._by_key: dict[Any, Slot] = {}
+        self._item_at: dict[int, str | None] = {}
+        """The item id at each ``output_index`` of the current response."""
+        self._response = 0
 
     def add(self, event: Any) -> list[ToolCall]:
         """Take one event; return the calls it completed."""
         kind = field(event, "type")
         if kind == "response.output_item.added":
-            self._open(event, field(event, "item"))
+            self._open(event, field(event, "item"), added=True)
         elif kind == "response.function_call_arguments.delta":
             slot = self._find(event)
-            if slot is not None and field(event, "delta"):
-                slot.parts.append(field(event, "delta"))
+            if slot is not None:
+                slot.add_part(field(event, "delta"))
         elif kind == "response.function_call_arguments.done":
             slot = self._find(event)
             if slot is not None:
@@ -47,38 +56,58 @@ class ResponsesAccumulator:
                 return self._slots.complete(slot)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             return self._complete_from(field(event, "response"))
+        elif kind == "response.created":
+            self._new_response()
         return []
 
     def finish(self) -> list[ToolCall]:
         """Every call, in order; calls still open are finished as they are."""
         return self._slots.calls()
 
-    def _open(self, event: Any, item: Any) -> Slot | None:
+    def _open(self, event: Any, item: Any, *, added: bool = False) -> Slot | None:
         if item is None or field(item, "type") != "function_call":
             return None
-        slot = self._find(event) or self._find_item(item)
+        index, item_id = _index(event), _key(field(item, "id"))
+        slot = self._by_key.get(item_id) if item_id is not None else None
+        if slot is None and index is not None:
+            slot = self._by_key.get(("index", index))
+        if slot is not None and self._belongs_to_earlier(slot, index, item_id, added):
+            self._new_response()
+            slot = None
         if slot is None:
-            index = field(event, "output_index")
-            slot = self._slots.new(index if isinstance(index, int) else len(self._slots.all))
+            order = index if index is not None else len(self._slots.all)
+            slot = self._slots.new(self._response, order)
         if field(item, "call_id") and not slot.id:
             slot.id = str(field(item, "call_id"))
         slot.add_name(field(item, "name"))
-        if field(item, "arguments") and not slot.parts:
-            slot.parts.append(field(item, "arguments"))
-        for key in (field(item, "id"), ("index", field(event, "output_index"))):
-            if key is not None and key != ("index", None):
-                self._by_key[key] = slot
+        if not slot.parts:
+            slot.add_part(field(item, "arguments"))
+        if item_id is not None:
+            self._by_key[item_id] = slot
+        if index is not None:
+            self._by_key[("index", index)] = slot
+            self._item_at.setdefault(index, item_id)
         return slot
 
+    def _belongs_to_earlier(
+        self, slot: Slot, index: int | None, item_id: str | None, added: bool
+    ) -> bool:
+        """Whether ``slot`` is an earlier response's call (``output_index`` restarts at 0)."""
+        if added and slot.call is not None:
+            return True  # an item is added once: this one is new
+        held = self._item_at.get(index) if index is not None else None
+        return item_id is not None and held is not None and held != item_id
+
+    def _new_response(self) -> None:
+        self._response += 1
+        self._by_key.clear()
+        self._item_at.clear()
+
     def _find(self, event: Any) -> Slot | None:
-        item_id = field(event, "item_id")
+        item_id = _key(field(event, "item_id"))
         if item_id is not None and item_id in self._by_key:
             return self._by_key[item_id]
-        return self._by_key.get(("index", field(event, "output_index")))
-
-    def _find_item(self, item: Any) -> Slot | None:
-        item_id = field(item, "id")
-        return self._by_key.get(item_id) if item_id is not None else None
+        return self._by_key.get(("index", _index(event)))
 
     def _complete_from(self, response: Any) -> list[ToolCall]:
         done: list[ToolCall] = []
@@ -91,3 +120,13 @@ class ResponsesAccumulator:
                 slot.whole = field(item, "arguments")
                 done.extend(self._slots.complete(slot))
         return done + self._slots.complete_all()
+
+
+def _index(event: Any) -> int | None:
+    index = field(event, "output_index")
+    return index if isinstance(index, int) else None
+
+
+def _key(item_id: Any) -> str | None:
+    """An item id usable as a key (ids are text; anything else is not an id)."""
+    return item_id if isinstance(item_id, str) else None

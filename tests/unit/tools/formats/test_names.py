@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -89,3 +90,34 @@ def test_a_call_for_the_mapped_name_reaches_the_right_tool() -> None:
                                     enumerate(registry.names())])  # fmt: skip
     assert [names.original(r.tool_name) for r in results] == ["math.add", "math_add", "math-add"]
     assert [r.output for r in results] == ["math.add:0", "math_add:1", "math-add:2"]
+
+
+NAMES = st.lists(
+    st.text(alphabet="ab._-1", min_size=1, max_size=6), min_size=1, max_size=8, unique=True
+)
+
+
+@given(NAMES, st.randoms(use_true_random=False))
+def test_add_all_does_not_depend_on_the_order(names: list[str], random: Any) -> None:
+    """The same set of names in any order maps the same; valid names always keep themselves."""
+    shuffled = list(names)
+    random.shuffle(shuffled)
+    first, second = NameMap().add_all(names), NameMap().add_all(shuffled)
+    assert first == second
+    assert len(set(first.values())) == len(names)
+    for name, mapped in first.items():
+        assert is_valid_name(mapped)
+        if is_valid_name(name):
+            assert mapped == name
+
+
+def test_a_valid_name_takes_its_name_back_from_an_earlier_mapping() -> None:
+    """``math.factorial`` added alone maps to ``math_factorial``; once the valid name comes, it
+    gets its own name back and the dotted one is mapped again, with a suffix."""
+    names = NameMap()
+    assert names.add("math.factorial") == "math_factorial"
+    mapped = names.add_all(["math.factorial", "math_factorial"])
+    assert mapped["math_factorial"] == "math_factorial"
+    assert mapped["math.factorial"].startswith("math_factorial_")
+    assert names.original("math_factorial") == "math_factorial"
+    assert names.original(mapped["math.factorial"]) == "math.factorial"

@@ -170,6 +170,39 @@ def test_anthropic_skips_server_tools() -> None:
     assert [c.id for c in parse_tool_calls(content, "anthropic")] == ["toolu_1"]
 
 
+def test_bedrock_skips_tools_bedrock_runs_itself() -> None:
+    """A ``server_tool_use`` toolUse, answered in the same message, is not a client call."""
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    server = {
+        "toolUseId": "tooluse_srv1",
+        "name": "nova_code_interpreter",
+        "type": "server_tool_use",
+        "input": {"code": "print(2 ** 10)"},
+    }
+    response = {
+        "output": {"message": {"role": "assistant", "content": [
+            {"toolUse": server},
+            {"toolResult": {"toolUseId": "tooluse_srv1", "type": "nova_code_interpreter_result",
+                            "status": "success", "content": [{"json": {"stdout": "1024"}}]}},
+            {"text": "2^10 is 1024. Saving it."},
+            {"toolUse": {"toolUseId": "tooluse_AbC1", "name": "save", "input": {"n": 1024}}},
+        ]}},
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 1, "outputTokens": 2, "totalTokens": 3},
+        "metrics": {"latencyMs": 10},
+    }  # fmt: skip
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    report = ParamValidator().validate(response, model.operation_model("Converse").output_shape)
+    assert not report.has_errors(), report.generate_report()
+    expected = [ToolCall("tooluse_AbC1", "save", {"n": 1024})]
+    assert parse_tool_calls(response) == expected
+    assert parse_tool_calls(response["output"]["message"]["content"], "bedrock") == expected
+    assert parse_tool_calls(server, "bedrock") == []
+    assert parse_tool_calls({"toolUse": server}, "bedrock") == []
+
+
 def test_anthropic_input_as_text_is_decoded() -> None:
     """A proxy that sends ``input`` as JSON text still gives an object."""
     block = {"type": "tool_use", "id": "t", "name": "s", "input": '{"a": 1}'}

@@ -148,6 +148,32 @@ def test_openai_other_choices_are_ignored() -> None:
     assert acc.finish() == [ToolCall("call_1", "s", {})]
 
 
+def test_openai_back_to_back_completions_keep_order() -> None:
+    """Two completions fed to one accumulator: indexes restart after a finish_reason.
+
+    The calls come back in the order they were made, first completion first, and a
+    second completion whose calls carry no id is not lost in the first one's calls.
+    """
+    second = [
+        chat_chunk({"index": 0, "type": "function", "function": {"name": "now", "arguments": ""}}),
+        chat_chunk(more(0, "{}")),
+        chat_chunk({"index": 1, "type": "function", "function": {"name": "search",
+                                                                  "arguments": '{"query": '}}),
+        chat_chunk(more(1, '"z"}')),
+        chat_chunk(finish="tool_calls"),
+    ]  # fmt: skip
+    from openai.types.chat import ChatCompletionChunk
+
+    for chunk in second:
+        ChatCompletionChunk.model_validate(chunk)
+    acc = ToolCallAccumulator("openai")
+    for chunk in OPENAI_STREAM + second:
+        acc.add(chunk)
+    calls = acc.finish()
+    assert calls[:3] == OPENAI_CALLS
+    assert [(c.name, c.arguments) for c in calls[3:]] == [("now", {}), ("search", {"query": "z"})]
+
+
 def test_mistral_complete_calls_in_deltas() -> None:
     """Mistral events (``{"data": chunk}``) carry whole calls, arguments text or object."""
     from mistralai.client.models import CompletionEvent
@@ -363,6 +389,75 @@ def test_responses_completed_event_closes_open_calls() -> None:
     assert acc.add(done) == [ToolCall("call_a", "search", {"query": "x"})]
 
 
+def resp_response(response_id: str, status: str, output: list[Any]) -> dict[str, Any]:
+    return {"id": response_id, "object": "response", "created_at": 1700000000,
+            "model": "gpt-4.1", "output": output, "parallel_tool_calls": True,
+            "tool_choice": "auto", "tools": [], "status": status}  # fmt: skip
+
+
+def resp_turn(response_id: str, calls: list[tuple[str, str, str, str]]) -> list[dict[str, Any]]:
+    """One whole streamed response: a reasoning item at output_index 0, then the calls."""
+    reasoning = {"type": "reasoning", "id": f"rs_{response_id}", "summary": []}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": resp_response(response_id, "in_progress", [])},
+        {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+        {"type": "response.output_item.done", "output_index": 0, "item": reasoning},
+    ]
+    done_items: list[dict[str, Any]] = [reasoning]
+    for index, (call_id, item_id, name, text) in enumerate(calls, start=1):
+        turn = resp_events(call_id, item_id, index, name, [text[:5], text[5:]])
+        events += turn
+        done_items.append(turn[-1]["item"])
+    events.append({"type": "response.completed",
+                   "response": resp_response(response_id, "completed", done_items)})  # fmt: skip
+    return events
+
+
+def test_responses_back_to_back_keep_every_response_s_calls() -> None:
+    """Two streamed responses fed to one accumulator give both responses' calls, in order.
+
+    ``output_index`` restarts in each response; ``response.created`` starts a new one.
+    """
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    first = resp_turn("resp_1", [("call_a", "fc_a", "search", '{"query": "x"}'),
+                                 ("call_b", "fc_b", "lookup", '{"id": 1}')])  # fmt: skip
+    second = resp_turn("resp_2", [("call_c", "fc_c", "search", '{"query": "y"}')])
+    events = _numbered(first + second)
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    objects = [adapter.validate_python(e) for e in events]
+    expected = [
+        ToolCall("call_a", "search", {"query": "x"}),
+        ToolCall("call_b", "lookup", {"id": 1}),
+        ToolCall("call_c", "search", {"query": "y"}),
+    ]
+    for feed in (events, objects):
+        acc = ToolCallAccumulator("openai-responses")
+        completed = [c for e in feed for c in acc.add(e)]
+        assert completed == acc.finish() == expected
+    # Only the function-call events, without response.created: the item ids tell.
+    calls_only = [e for e in events if e["type"].startswith("response.function_call")
+                  or e.get("item", {}).get("type") == "function_call"]  # fmt: skip
+    acc = ToolCallAccumulator("openai-responses")
+    assert [c for e in calls_only for c in acc.add(e)] == expected
+    assert acc.finish() == expected
+
+
+def test_responses_back_to_back_without_item_ids() -> None:
+    """Events with no ids at all still start a new call when an index is reused after done."""
+    one = resp_events("call_a", "fc_a", 0, "search", ['{"q": 1}'])
+    two = resp_events("call_b", "fc_b", 0, "search", ['{"q": 2}'])
+    for event in one + two:
+        event.pop("item_id", None)
+        if "item" in event:
+            del event["item"]["id"]
+    acc = ToolCallAccumulator("openai-responses")
+    for event in one + two:
+        acc.add(event)
+    assert [c.id for c in acc.finish()] == ["call_a", "call_b"]
+
+
 # -- Bedrock -------------------------------------------------------------------------
 
 
@@ -429,6 +524,40 @@ def test_bedrock_truncated_stream() -> None:
     search, lookup = acc.finish()
     assert "truncated" in (search.argument_error or "")
     assert lookup == ToolCall("tooluse_B2", "lookup", {"id": 3})
+
+
+def test_bedrock_skips_tools_bedrock_runs_itself() -> None:
+    """A block started as ``server_tool_use`` (result streamed after it) is not a call."""
+    server = {"toolUseId": "tooluse_srv1", "name": "nova_grounding", "type": "server_tool_use"}
+    result = {"toolUseId": "tooluse_srv1", "type": "nova_grounding_result", "status": "success"}
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": server}}},
+        br_delta(0, '{"query": "weather '),
+        br_delta(0, 'paris"}'),
+        br_stop(0),
+        {"contentBlockStart": {"contentBlockIndex": 1, "start": {"toolResult": result}}},
+        {"contentBlockDelta": {"contentBlockIndex": 1,
+                               "delta": {"toolResult": [{"text": "Sunny, 21C"}]}}},
+        br_stop(1),
+        {"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"text": "Sunny. Noting it."}}},
+        br_stop(2),
+        br_start(3, "tooluse_C3", "note"),
+        br_delta(3, '{"text": "sunny"}'),
+        br_stop(3),
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]  # fmt: skip
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    stream = model.operation_model("ConverseStream").output_shape.members["stream"]
+    for event in events:
+        report = ParamValidator().validate(event, stream)
+        assert not report.has_errors(), report.generate_report()
+    acc = ToolCallAccumulator("bedrock")
+    completed = [c for event in events for c in acc.add(event)]
+    assert completed == acc.finish() == [ToolCall("tooluse_C3", "note", {"text": "sunny"})]
 
 
 # -- Gemini and Ollama: whole calls per chunk -------------------------------------------
@@ -518,3 +647,29 @@ def test_unknown_provider_and_undetectable_chunk() -> None:
         ToolCallAccumulator().add({"hello": "world"})
     with pytest.raises(ToolCallFormatError):
         ToolCallAccumulator().add("data: [DONE]")
+
+
+@pytest.mark.parametrize(
+    ("provider", "events"),
+    [
+        ("openai", [chat_chunk(start(0, "call_1", "s")), chat_chunk(more(0, 5))]),  # type: ignore[arg-type]
+        ("anthropic", [ant_start(0, "toolu_1", "s"), ant_delta(0, ["x"]), ant_stop(0)]),  # type: ignore[arg-type]
+        ("openai-responses", [
+            {"type": "response.output_item.added", "output_index": 0,
+             "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "s"}},
+            {"type": "response.function_call_arguments.delta", "item_id": "fc_1",
+             "output_index": 0, "delta": 5},
+        ]),
+    ],
+)  # fmt: skip
+def test_fragments_that_are_not_text_give_a_call_with_an_error(
+    provider: str, events: list[dict[str, Any]]
+) -> None:
+    """A malformed fragment (a number, a list) is reported on the call, not raised."""
+    acc = ToolCallAccumulator(provider)
+    for event in events:
+        acc.add(event)
+    (call,) = acc.finish()
+    assert call.name == "s"
+    assert call.argument_error is not None
+    assert "must be a JSON object" in call.argument_error

@@ -128,13 +128,15 @@ BUILDERS: dict[str, Callable[[Plan, list[tuple[int, str]], bool], list[Any]]] = 
 
 
 @st.composite
-def calls_and_plan(draw: st.DrawFn) -> tuple[list[ToolCall], Plan, st.DataObject]:
+def calls_and_plan(
+    draw: st.DrawFn, prefix: str = "call"
+) -> tuple[list[ToolCall], Plan, st.DataObject]:
     data = draw(st.data())
     count = draw(st.integers(1, 4))
     names = [draw(NAMES) for _ in range(count)]
     args = [draw(ARGUMENTS) for _ in range(count)]
     indent = draw(st.sampled_from([None, 1]))
-    calls = [ToolCall(f"call_{i}", names[i], args[i]) for i in range(count)]
+    calls = [ToolCall(f"{prefix}_{i}", names[i], args[i]) for i in range(count)]
     texts = [json.dumps(a, indent=indent, ensure_ascii=draw(st.booleans())) for a in args]
     plan = [(c.id, c.name, fragments(data, t)) for c, t in zip(calls, texts, strict=True)]
     return calls, plan, data
@@ -153,6 +155,36 @@ def test_any_fragmentation_and_interleaving_gives_the_calls(
     completed = [c for event in stream for c in acc.add(event)]
     assert acc.finish() == calls
     assert sorted(completed, key=lambda c: c.id) == calls
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(sorted(BUILDERS)),
+    calls_and_plan(),
+    calls_and_plan("next"),
+    st.booleans(),
+)
+def test_streams_back_to_back_give_every_call_in_order(
+    provider: str,
+    first: tuple[list[ToolCall], Plan, st.DataObject],
+    second: tuple[list[ToolCall], Plan, st.DataObject],
+    announced: bool,
+) -> None:
+    """One accumulator fed two whole streams (a tool loop's turns) keeps both turns' calls.
+
+    Each stream's indexes start at 0 again; Responses streams may or may not begin with
+    ``response.created``.
+    """
+    streams = []
+    for calls, plan, data in (first, second):
+        stream = BUILDERS[provider](plan, interleave(data, plan), True)
+        if provider == "openai-responses" and announced:
+            stream.insert(0, {"type": "response.created", "response": {"output": []}})
+        streams.append(stream)
+    acc = ToolCallAccumulator(provider)
+    completed = [c for event in streams[0] + streams[1] for c in acc.add(event)]
+    assert acc.finish() == first[0] + second[0]
+    assert sorted(completed, key=lambda c: c.id) == sorted(first[0] + second[0], key=lambda c: c.id)
 
 
 @settings(max_examples=60, deadline=None)

@@ -19,7 +19,8 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
     raise MissingDependencyError("mcp", "mcp") from exc
 
-from forge.tools.integrations.mcp.client import MCPClient, MCPConnectionError, import_tools
+from forge.tools.integrations.mcp._outcomes import MCPConnectionError
+from forge.tools.integrations.mcp.client import MCPClient, import_tools
 from forge.tools.integrations.mcp.runner import CallRunner, executor_runner, registry_runner
 from forge.tools.integrations.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.tools.integrations.mcp.server import MCPToolServer

@@ -3,47 +3,56 @@
 `MCPClient` keeps one connection to the server (a stdio command or a
 streamable HTTP URL) on a background thread with its own event loop, so its
 tools can be called from any thread or event loop, sync or async. Each remote
-tool is registered as a local tool (optionally under a prefix, with names our
-rule rejects mapped reversibly by `NameMap`) whose handler forwards the call.
-The import follows ``notifications/tools/list_changed``. A server that dies or
-hangs gives failed results within the timeout; callers never hang.
+tool is registered as a local tool (optionally under a prefix; names our rule
+rejects are mapped reversibly by `NameMap`, whatever the listing order) whose
+handler forwards the call. The import follows ``notifications/tools/list_changed``.
+
+Failures never hang a caller and never take down other tools: a connect that
+fails within ``connect_timeout`` leaves no thread or process behind; a call
+gets one deadline (``timeout``, kind ``timeout``); a lost HTTP connection is
+re-established with backoff; a server that cannot be reached again (or a
+stdio server that exited) has its tools deregistered, with a warning.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
-import shlex
 import threading
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Coroutine, Mapping
+from contextlib import AsyncExitStack, suppress
 from typing import Any, Literal, TypeVar
 
 import mcp_types as types
-from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from forge.core.errors import ForgeError, ToolDefinitionError
+from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
-from forge.tools import ErrorKind, Tool, ToolRegistry, ToolResult, from_record
+from forge.tools import Tool, ToolRegistry, ToolResult, from_record
+from forge.tools.execution import failures
+from forge.tools.formats.mcp import WRAPPED_META, unwrap_output_schema
 from forge.tools.formats.names import NameMap
 from forge.tools.integrations.mcp._convert import from_call_result
+from forge.tools.integrations.mcp._outcomes import (
+    CallFailure,
+    MCPConnectionError,
+    call_failure,
+)
+from forge.tools.integrations.mcp._transport import ServerSpec, Transport, is_http, shown
 
 __all__ = ["MCPClient", "MCPConnectionError", "ServerSpec", "import_tools"]
 
 logger = get_logger("mcp.client")
 T = TypeVar("T")
-ServerSpec = str | Sequence[str] | StdioServerParameters
-"""An HTTP(S) URL, a command line (string or argument list) or `StdioServerParameters`."""
 _KNOWN_HINTS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-
-
-class MCPConnectionError(ForgeError, ConnectionError):
-    """The MCP server could not be reached, did not complete the handshake, or has gone."""
+_SHUTDOWN_GRACE = 10.0
+"""Seconds past a deadline for the SDK to stop what it started (a stdio server gets 2 s, then
+SIGTERM, then SIGKILL): a backstop only, the loop enforces the deadlines itself."""
+_BACKOFF_FIRST, _BACKOFF_MAX = 0.25, 8.0
 
 
 class MCPClient:
@@ -55,12 +64,16 @@ class MCPClient:
         prefix: Put before every imported tool's name.
         timeout: Seconds a call may take before it fails with ``timeout``.
         connect_timeout: Seconds to start or reach the server and list its tools.
-        token: A bearer token sent to HTTP servers.
+        token: A bearer token sent to HTTP servers (``Authorization: Bearer <token>``).
+        headers: Other HTTP headers sent to HTTP servers (an API key, say).
         follow_changes: Re-import when the server says its tool list changed.
         env: Extra environment variables for a server started from a command line
             (the SDK passes only a safe subset of this process's environment).
         mode: ``"auto"`` (the newest protocol the server offers) or ``"legacy"``
             (the 2025-11-25 ``initialize`` handshake, for servers that mishandle discovery).
+        reconnect_attempts: How many times to reconnect to an HTTP server whose
+            connection was lost (waiting 0.25 s, 0.5 s, 1 s, ... up to 8 s between
+            attempts) before deregistering its tools.
     """
 
     def __init__(
@@ -72,27 +85,34 @@ class MCPClient:
         timeout: float = 30.0,
         connect_timeout: float = 30.0,
         token: str | None = None,
+        headers: Mapping[str, str] | None = None,
         follow_changes: bool = True,
         env: Mapping[str, str] | None = None,
         mode: Literal["auto", "legacy"] = "auto",
+        reconnect_attempts: int = 6,
     ) -> None:
         self.server = server
-        self.connect_timeout = connect_timeout
-        self.mode = mode
-        self._env = dict(env) if env else None
         self.registry = registry
         self.prefix = prefix
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.mode = mode
+        self.reconnect_attempts = reconnect_attempts
         self.names = NameMap()
         """Remote names (with the prefix) ↔ local names; mappings stay stable across re-imports."""
-        self.timeout = timeout
-        self._token = token
+        self.error: str | None = None
+        """Why the client gave up on the server (its tools were then deregistered), or ``None``."""
+        self._transport = Transport(server, token=token, headers=headers, env=env)
         self._follow = follow_changes
         self._imported: dict[str, Tool] = {}
+        self._skipped: set[str] = set()
         self._client: Client | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._main_task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
+        self._lost: asyncio.Event | None = None
         self._ready = threading.Event()
-        self._error: BaseException | None = None
+        self._failure: BaseException | None = None
         self._closed = False
         self._thread: threading.Thread | None = None
         self._refresh_lock: asyncio.Lock | None = None
@@ -103,8 +123,13 @@ class MCPClient:
     def connect(self) -> MCPClient:
         """Connect, import the tools and start following changes; return ``self``.
 
+        A failed connect stops whatever it started (thread, connection, server
+        process) before raising.
+
         Raises:
-            MCPConnectionError: The server cannot be started or reached in ``connect_timeout``.
+            MCPConnectionError: The server cannot be started or reached in ``connect_timeout``,
+                or refused the connection (the message says why: credentials, a URL
+                that is not an MCP endpoint, a command that exits).
         """
         if self._thread is not None:
             raise RuntimeError("this MCPClient is already connected; create a new one")
@@ -112,31 +137,27 @@ class MCPClient:
             target=self._thread_main, name="forge-mcp-client", daemon=True
         )
         self._thread.start()
-        if not self._ready.wait(self.connect_timeout) or self._error is not None:
-            reason = _root_cause(
-                self._error or TimeoutError(f"no answer within {self.connect_timeout:g} s")
-            )
-            self.close()
-            why = str(reason) or type(reason).__name__
-            raise MCPConnectionError(
-                f"cannot connect to MCP server {self._shown()}: {why}"
-            ) from reason
-        return self
+        answered = self._ready.wait(self.connect_timeout + _SHUTDOWN_GRACE)
+        if answered and self._failure is None:
+            return self
+        failure = self._failure or TimeoutError()
+        self.close()
+        raise MCPConnectionError(
+            f"cannot connect to MCP server {self._shown()}: {self._connect_problem(failure)}"
+        ) from _root_cause(failure)
 
     def close(self) -> None:
         """Deregister the imported tools and close the connection (idempotent)."""
         if self._closed:
             return
         self._closed = True
-        for local in list(self._imported):
-            self.registry.deregister(local)
-        self._imported.clear()
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and not loop.is_closed():
-            with suppress(RuntimeError):
-                loop.call_soon_threadsafe(stop.set)
+        self._deregister_all()
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with suppress(RuntimeError):  # the loop closed in between
+                loop.call_soon_threadsafe(self._wake)
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(self.connect_timeout)
+            self._thread.join(self.connect_timeout + _SHUTDOWN_GRACE)
 
     def __enter__(self) -> MCPClient:
         return self if self._thread is not None else self.connect()
@@ -149,105 +170,199 @@ class MCPClient:
         """The local names of the tools imported so far."""
         return list(self._imported)
 
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is up now (``False`` while reconnecting, after close or loss)."""
+        return self._client is not None and not self._closed
+
+    def _connect_problem(self, failure: BaseException) -> str:
+        reason = _root_cause(failure)
+        if isinstance(reason, MCPError):  # an HTTP error status comes back as one
+            explained = self._transport.status.explain(self._transport.credentials)
+            if explained is not None:
+                return explained
+        if isinstance(reason, TimeoutError):
+            return f"no answer within {self.connect_timeout:g} s (connect_timeout)"
+        return str(reason) or type(reason).__name__
+
     # -- calls ---------------------------------------------------------------
 
     async def acall(self, remote_name: str, arguments: Mapping[str, Any]) -> ToolResult:
-        """Call a remote tool from any event loop; never raises for server failures."""
-        local = self.local_name(remote_name)
+        """Call a remote tool from any event loop; never raises for server failures.
+
+        The call has one deadline, ``timeout``: when it passes, the result has kind ``timeout``.
+        """
+        backstop = self.timeout + _SHUTDOWN_GRACE
+        return await self._acall(remote_name, arguments, self.timeout, backstop)
+
+    async def _acall(
+        self, remote: str, arguments: Mapping[str, Any], seconds: float, backstop: float
+    ) -> ToolResult:
+        local = self.local_name(remote)
         try:
-            outcome = await asyncio.wait_for(
-                asyncio.wrap_future(self._submit(self._call(remote_name, dict(arguments)))),
-                self.timeout,
-            )
-        except TimeoutError:
-            return ToolResult.fail(
-                f"The MCP tool {remote_name!r} did not answer within {self.timeout:g} seconds. "
-                "The server may be overloaded or stuck; retrying may not help.",
-                error_kind=ErrorKind.TIMEOUT,
-            ).for_call(None, local)
-        except Exception as exc:  # MCPError, OSError, transport errors: never raised to the model
-            return self._unavailable(local, exc)
-        return from_call_result(local, outcome)
+            future = self._submit(self._call(local, remote, dict(arguments), seconds))
+        except MCPConnectionError as exc:
+            return self._failed(local, exc, seconds).result
+        try:
+            result: ToolResult = await asyncio.wait_for(asyncio.wrap_future(future), backstop)
+        except TimeoutError:  # the client's loop did not answer in time (it is stuck)
+            return failures.timeout(local, seconds)
+        return result
 
-    def _unavailable(self, local: str, exc: BaseException) -> ToolResult:
-        return ToolResult.fail(
-            f"The MCP server behind tool {local!r} failed: {str(exc) or type(exc).__name__}. "
-            "It may have stopped; retrying may not help.",
-            error_kind=ErrorKind.TOOL_ERROR,
-        ).for_call(None, local)
+    async def _call(
+        self, local: str, remote: str, arguments: dict[str, Any], seconds: float
+    ) -> ToolResult:
+        """One ``tools/call`` on the client's loop, under the call's one deadline."""
+        client, lost = self._client, self._lost
+        try:
+            if client is None:
+                raise MCPConnectionError("not connected (the connection was lost or closed)")
+            async with asyncio.timeout(seconds):
+                answer = await client.call_tool(remote, arguments)
+        except Exception as exc:
+            failure = self._failed(local, exc, seconds)
+            if failure.lost and lost is not None:
+                lost.set()
+            return failure.result
+        return from_call_result(local, answer)
 
-    async def _call(self, remote: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        client = self._client
-        if client is None or (self._stop is not None and self._stop.is_set()):
-            raise MCPConnectionError("the connection is closed")
-        return await client.call_tool(remote, arguments, read_timeout_seconds=self.timeout)
+    def _failed(self, local: str, exc: BaseException, seconds: float) -> CallFailure:
+        reconnects = is_http(self.server) and self.reconnect_attempts > 0 and not self._closed
+        return call_failure(local, self._shown(), exc, seconds, reconnects=reconnects)
 
-    def _submit(self, coro: Coroutine[Any, Any, T]) -> Any:
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         loop = self._loop
         if loop is None or loop.is_closed() or self._closed:
             coro.close()
-            raise MCPConnectionError("the connection is closed")
-        return asyncio.run_coroutine_threadsafe(coro, loop)
+            raise MCPConnectionError(self.error or "the connection is closed")
+        try:
+            return asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:  # the loop closed in between
+            coro.close()
+            raise MCPConnectionError(self.error or "the connection is closed") from None
 
     # -- the background loop -------------------------------------------------
 
     def _thread_main(self) -> None:
         try:
             asyncio.run(self._main())
-        except BaseException as exc:
-            self._error = self._error or exc
+        except BaseException as exc:  # a cancelled connect ends here too
+            self._failure = self._failure or exc
         finally:
+            self._client = None
             self._ready.set()
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
+        self._main_task = asyncio.current_task()
         self._stop = asyncio.Event()
         self._refresh_lock = asyncio.Lock()
-        transport = self._transport()
-        async with Client(transport, mode=self.mode, message_handler=self._on_message) as client:
-            self._client = client
-            await self.refresh()
-            self._ready.set()
-            watcher = None
-            if self._follow and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                watcher = asyncio.create_task(self._listen(client))
+        try:
+            why = await self._connection()
+        except Exception as exc:
+            self._failure = exc
+            return
+        attempt = 0
+        while not self._stop.is_set():
+            if not is_http(self.server) or attempt >= self.reconnect_attempts:
+                self._give_up(why, attempt)
+                return
+            delay = min(_BACKOFF_FIRST * 2**attempt, _BACKOFF_MAX)
+            attempt += 1
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay)
+            if self._stop.is_set():
+                return
             try:
-                await self._stop.wait()
-            finally:
-                self._client = None
-                if watcher is not None:
-                    watcher.cancel()
+                why = await self._connection()
+            except Exception as exc:
+                why = str(_root_cause(exc)) or type(_root_cause(exc)).__name__
+                logger.info("reconnecting to %s failed: %s", self._shown(), why)
+            else:
+                attempt = 0
 
-    def _transport(self) -> Any:
-        server = self.server
-        if isinstance(server, StdioServerParameters):
-            return server
-        if isinstance(server, str) and server.startswith(("http://", "https://")):
-            return _http_transport(server, self._token)
-        argv = shlex.split(server) if isinstance(server, str) else list(server)
-        if not argv:
-            raise ValueError("an empty command line cannot start an MCP server")
-        return StdioServerParameters(command=argv[0], args=argv[1:], env=self._env)
+    async def _connection(self) -> str:
+        """Connect, import and serve until the connection ends; return why it ended.
+
+        Raises:
+            Exception: The connection or the first listing failed (``TimeoutError``
+                after ``connect_timeout``); everything started is stopped first.
+        """
+        lost = self._lost = asyncio.Event()
+        ready = False
+        try:
+            async with AsyncExitStack() as stack:
+                async with asyncio.timeout(self.connect_timeout):
+                    client = Client(
+                        self._transport.open(), mode=self.mode, message_handler=self._on_message
+                    )
+                    self._client = await stack.enter_async_context(client)
+                    await self.refresh()
+                ready = True
+                self._ready.set()
+                if self._follow and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    stack.callback(self._spawn(self._listen(client, lost)).cancel)
+                await lost.wait()
+        except Exception as exc:
+            if not ready:
+                raise
+            cause = _root_cause(exc)
+            return str(cause) or type(cause).__name__
+        finally:
+            self._client = None
+        return "the connection was lost"
+
+    def _wake(self) -> None:
+        """Stop the loop's work (runs on the loop): end the session, or cancel a connect."""
+        if self._stop is not None:
+            self._stop.set()
+        if self._lost is not None:
+            self._lost.set()
+        if self._client is None and self._main_task is not None:
+            self._main_task.cancel()
+
+    def _give_up(self, why: str, attempts: int) -> None:
+        names = self._deregister_all()
+        tried = f" and {attempts} reconnect attempts failed" if attempts else ""
+        self.error = f"the MCP server {self._shown()} is gone ({why}){tried}"
+        logger.warning(
+            "%s; its tools were deregistered: %s", self.error, ", ".join(names) or "(none)"
+        )
+
+    def _deregister_all(self) -> list[str]:
+        names = list(self._imported)
+        self._imported.clear()
+        for local in names:
+            self.registry.deregister(local)
+        return names
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)  # keep a reference until it is done
+        task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _on_message(self, message: Any) -> None:
         if self._follow and isinstance(message, types.ToolListChangedNotification):
-            task = asyncio.get_running_loop().create_task(self._safe_refresh())
-            self._tasks.add(task)  # keep a reference until it is done
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._safe_refresh())
 
-    async def _listen(self, client: Client) -> None:
+    async def _listen(self, client: Client, lost: asyncio.Event) -> None:
         try:
             async with client.listen(tools_list_changed=True) as events:
                 async for _event in events:
                     await self._safe_refresh()
-        except (ListenNotSupportedError, SubscriptionLost, MCPError) as exc:
+        except (ListenNotSupportedError, MCPError) as exc:
             logger.debug("not following tool list changes of %s: %s", self._shown(), exc)
+        except SubscriptionLost:
+            lost.set()
 
     async def _safe_refresh(self) -> None:
         try:
             await self.refresh()
         except Exception:
             logger.warning("could not refresh the tools of %s", self._shown(), exc_info=True)
+
+    # -- the import ----------------------------------------------------------
 
     async def refresh(self) -> None:
         """List the server's tools and bring the registry in line (runs on the client loop)."""
@@ -258,6 +373,7 @@ class MCPClient:
             remote = await _list_all(client)
             if self._closed:  # close() already deregistered the tools: do not bring them back
                 return
+            self.names.add_all(self.prefix + spec.name for spec in remote)
             seen: set[str] = set()
             for spec in remote:
                 local = self._import(spec)
@@ -276,6 +392,16 @@ class MCPClient:
         return self.names.original(local).removeprefix(self.prefix)
 
     def _import(self, spec: types.Tool) -> str | None:
+        if spec.execution is not None and spec.execution.task_support == "required":
+            if spec.name not in self._skipped:
+                self._skipped.add(spec.name)
+                logger.warning(
+                    "skipping MCP tool %r of %s: it requires task-augmented execution "
+                    "(execution.taskSupport 'required'), which this client does not support",
+                    spec.name,
+                    self._shown(),
+                )
+            return None
         local = self.local_name(spec.name)
         try:
             new = self._tool(local, spec)
@@ -287,6 +413,7 @@ class MCPClient:
             old is not None
             and old.to_dict() == new.to_dict()
             and old.annotations == new.annotations
+            and old.metadata == new.metadata
         ):
             return local
         if old is None and local in self.registry:
@@ -303,9 +430,11 @@ class MCPClient:
             if spec.annotations
             else {}
         )
+        # The tool's own timeout owns the call; the client's deadline is a backstop behind it.
+        seconds, backstop = self.timeout, self.timeout + _SHUTDOWN_GRACE
 
         async def forward(arguments: dict[str, Any]) -> ToolResult:
-            return await self.acall(remote, arguments)
+            return await self._acall(remote, arguments, backstop, backstop)
 
         record: dict[str, Any] = {
             "name": local,
@@ -315,21 +444,20 @@ class MCPClient:
             "handler": forward,
             "category": "mcp",
             "tags": ["mcp"],
-            "timeout": self.timeout,
+            "timeout": seconds,
         }
         if spec.title:
             record["display_name"] = spec.title
         if spec.output_schema is not None:
-            record["output_schema"] = spec.output_schema
+            wrapped = isinstance(spec.meta, dict) and spec.meta.get(WRAPPED_META) is True
+            output = spec.output_schema
+            record["output_schema"] = unwrap_output_schema(output) if wrapped else output
         tool = from_record(record)
         extra = {"mcp_name": remote, "mcp_server": self._shown()}
         return tool.replace(metadata=dataclasses.replace(tool.metadata, extra=extra))
 
     def _shown(self) -> str:
-        server = self.server
-        if isinstance(server, StdioServerParameters):
-            return shlex.join([server.command, *server.args])
-        return server if isinstance(server, str) else shlex.join(server)
+        return shown(self.server)
 
 
 def _root_cause(exc: BaseException) -> BaseException:
@@ -351,16 +479,6 @@ async def _list_all(client: Client) -> list[types.Tool]:
     return tools
 
 
-@asynccontextmanager
-async def _http_transport(url: str, token: str | None) -> AsyncIterator[Any]:
-    headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with (
-        create_mcp_http_client(headers=headers) as http,
-        streamable_http_client(url, http_client=http) as streams,
-    ):
-        yield streams
-
-
 def import_tools(
     registry: ToolRegistry,
     server: ServerSpec,
@@ -369,11 +487,13 @@ def import_tools(
     timeout: float = 30.0,
     connect_timeout: float = 30.0,
     token: str | None = None,
+    headers: Mapping[str, str] | None = None,
     follow_changes: bool = True,
     env: Mapping[str, str] | None = None,
     mode: Literal["auto", "legacy"] = "auto",
+    reconnect_attempts: int = 6,
 ) -> MCPClient:
-    """Connect to an MCP server and register its tools in ``registry``.
+    """Connect to an MCP server and register its tools in ``registry`` (see `MCPClient`).
 
     Close the returned client to deregister them and end the connection.
 
@@ -382,7 +502,7 @@ def import_tools(
     """
     client = MCPClient(
         server, registry, prefix=prefix, timeout=timeout, connect_timeout=connect_timeout,
-        token=token,
-        follow_changes=follow_changes, env=env, mode=mode,
+        token=token, headers=headers, follow_changes=follow_changes, env=env, mode=mode,
+        reconnect_attempts=reconnect_attempts,
     )  # fmt: skip
     return client.connect()

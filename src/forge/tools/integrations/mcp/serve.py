@@ -23,6 +23,7 @@ from mcp.server.stdio import stdio_server
 
 from forge.core.errors import ForgeError
 from forge.tools import ToolRegistry, ToolView
+from forge.tools.integrations.mcp._events import DEFAULT_RETRY_MS, RecentEvents
 from forge.tools.integrations.mcp._http import BearerAuth, HttpServer, is_loopback
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -170,12 +171,20 @@ async def serve_http(
 ) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
+    SSE responses start with a priming event and a ``retry`` interval, and the
+    last events are kept so a client whose stream dropped can resume it.
+
     Raises:
         InsecureBindError: A non-loopback ``host`` without ``token``.
         OSError: The address cannot be listened on.
     """
     check_bind(host, token)
-    app: Any = server.lowlevel.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    app: Any = server.lowlevel.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=host,
+        event_store=RecentEvents(),
+        retry_interval=DEFAULT_RETRY_MS,
+    )
     if token:
         app = BearerAuth(app, token)
     config = uvicorn.Config(

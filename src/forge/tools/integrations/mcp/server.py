@@ -1,6 +1,9 @@
 """`MCPToolServer`: a `ToolRegistry` served with the MCP SDK's low-level server (IN-1).
 
-``tools/list`` is built from the registry (cached per registry version);
+``tools/list`` is built from the registry (cached per registry version); a
+tool no client could read is left out with a warning, so one bad definition
+never breaks the listing of the others, and output schemas that are not
+objects are wrapped (`forge.tools.formats.mcp`);
 ``tools/call`` goes through one `CallRunner`, so failures a model causes come
 back as ``isError`` results and only an unknown tool is a protocol error
 (``-32602``, as the protocol says). Registry changes are announced with
@@ -36,6 +39,7 @@ from forge.tools import (
     ToolView,
 )
 from forge.tools.integrations.mcp._convert import call_result
+from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
 from forge.tools.values._jsonable import to_jsonable
@@ -155,7 +159,7 @@ class MCPToolServer:
         version, tools = self._listing
         if version != self.registry.version:
             version = self.registry.version
-            tools = [types.Tool.model_validate(d) for d in self.registry.to_provider("mcp")]
+            tools = listable_tools(self.registry.to_provider("mcp"))
             self._listing = (version, tools)
         return tools
 
@@ -176,11 +180,10 @@ class MCPToolServer:
         if result.error_kind is ErrorKind.UNKNOWN_TOOL:
             raise MCPError(types.INVALID_PARAMS, result.error or f"Unknown tool: {name}")
         found = self.registry.get(name)
-        if found is None or found.output_schema is None:
-            return call_result(result, structured=False)
-        if result.success:
+        schema = found.output_schema if found is not None else None
+        if found is not None and schema is not None and result.success:
             result = self._check_output(found, result)
-        return call_result(result, structured=True)
+        return call_result(result, output_schema=schema)
 
     def _check_output(self, tool: Tool, result: ToolResult) -> ToolResult:
         """Fail a result whose output (as JSON) breaks the tool's declared output schema."""
@@ -197,6 +200,7 @@ class MCPToolServer:
             + "; ".join(problems[:5])
             + ". This is a fault in the tool; retrying will not help.",
             error_kind=ErrorKind.TOOL_ERROR,
+            retryable=False,
         ).for_call(None, tool.name)
 
     # -- list_changed --------------------------------------------------------

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
+from forge_test_tools import fails
 from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer, server_env
 
 from forge.tools import ErrorKind, ToolRegistry
@@ -18,6 +20,7 @@ pytestmark = pytest.mark.slow  # real MCP server subprocesses
 
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_dotted_server.py")]
+ODD_SERVER = [sys.executable, str(SERVERS / "sdk_odd_server.py")]
 ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}  # the servers run the code under test
 
 
@@ -64,7 +67,7 @@ def test_import_from_our_server_with_a_prefix(
     assert add.parameters["required"] == ["a", "b"]
     assert add.annotations.read_only is True
     assert add.metadata.extra["mcp_name"] == "add"
-    assert registry.execute("remote_add", {"a": 2, "b": 3}).output == "5"
+    assert registry.execute("remote_add", {"a": 2, "b": 3}).output == 5
     stats = registry.execute("remote_stats", {"numbers": [2, 4]})
     assert stats.output == {"count": 2, "mean": 3.0}
     assert registry.get_or_raise("remote_stats").output_schema is not None
@@ -80,7 +83,7 @@ def test_async_calls_and_remote_errors_keep_their_kind(
         results = await registry.aexecute_all(
             [{"name": "add", "arguments": {"a": i, "b": 1}} for i in range(20)]
         )
-        assert [r.output for r in results] == [str(i + 1) for i in range(20)]
+        assert [r.output for r in results] == [i + 1 for i in range(20)]
         slow = await registry.aexecute("slow", {"seconds": 30})
         assert slow.success is False
         assert slow.error_kind is ErrorKind.TIMEOUT
@@ -101,11 +104,17 @@ def test_invalid_arguments_are_rejected_locally(
 def test_import_from_an_sdk_server_with_dotted_names(
     registry: ToolRegistry, connect: Callable[..., MCPClient]
 ) -> None:
-    """Names our rule rejects map reversibly and collision-free; calls reach the right tool."""
+    """Names our rule rejects map reversibly and collision-free; calls reach the right tool.
+
+    ``math.factorial`` is listed before ``math_factorial``: the valid name keeps itself
+    all the same, and the dotted one, whose mapping it would take, gets a suffix.
+    """
     client = connect(SDK_SERVER, timeout=10)
     dotted = client.local_name("math.factorial")
     twin = client.local_name("math_factorial")
     long_name = client.local_name("text." + "x" * 70)
+    assert twin == "math_factorial"
+    assert dotted.startswith("math_factorial_")
     assert len({dotted, twin, long_name}) == 3
     assert set(registry.names()) == {dotted, twin, long_name}
     assert len(long_name) <= 64
@@ -126,7 +135,7 @@ def test_import_over_http_with_a_token(
     with pytest.raises(MCPConnectionError):
         connect(server.url, timeout=10)
     connect(server.url, timeout=10, token="s3cret", prefix="h_")
-    assert registry.execute("h_add", {"a": 20, "b": 22}).output == "42"
+    assert registry.execute("h_add", {"a": 20, "b": 22}).output == 42
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
@@ -153,11 +162,12 @@ def test_a_server_killed_mid_call_gives_an_error_result(
         os.kill(pid, 9)
         result = await asyncio.wait_for(pending, 20)
         assert result.success is False
-        assert "failed" in (result.error or "")
+        assert "not reachable" in (result.error or "")
         after = await asyncio.wait_for(registry.aexecute("add", {"a": 1, "b": 1}), 20)
         assert after.success is False
 
     asyncio.run(body())
+    assert wait_for(lambda: "add" not in registry)  # a stdio server that exited: tools removed
 
 
 def test_a_hung_server_gives_a_timeout_result(
@@ -193,3 +203,51 @@ def test_a_server_that_cannot_start_is_a_connection_error(registry: ToolRegistry
     with pytest.raises(MCPConnectionError, match="cannot connect"):
         import_tools(registry, bad, timeout=10)
     assert registry.names() == []
+
+
+def test_round_trips_keep_values_kinds_and_advice(
+    registry: ToolRegistry, connect: Callable[..., MCPClient]
+) -> None:
+    """forge -> MCP -> forge: outputs keep their JSON type, failures their kind and advice."""
+    connect(OUR_SERVER, timeout=10, mode="legacy")
+    assert registry.execute("add", {"a": 1, "b": 2}).output == 3
+    assert registry.execute("nothing", {}).output is None
+    assert registry.execute("listing", {}).output == [1, "two", None]
+    assert registry.execute("mapping", {}).output == {"a": 1, "b": [True]}
+    assert registry.execute("numbers", {"n": 3}).output == [1, 2, 3]
+    assert registry.get_or_raise("numbers").output_schema == {
+        "type": "array", "items": {"type": "integer"},
+    }  # fmt: skip
+    remote = registry.execute("fails", {"reason": "no such file"})
+    local = ToolRegistry([fails]).execute("fails", {"reason": "no such file"})
+    assert (remote.error_kind, remote.error) == (local.error_kind, local.error)
+    assert remote.metadata["retryable"] is local.metadata["retryable"] is True
+    broken = registry.execute("broken_output", {})
+    assert broken.error_kind is ErrorKind.TOOL_ERROR
+    assert broken.metadata["retryable"] is False
+    assert "does not match its output schema" in (broken.error or "")
+
+
+def test_a_remote_tool_that_breaks_its_output_schema_is_named(
+    registry: ToolRegistry, connect: Callable[..., MCPClient]
+) -> None:
+    """A server's answer that breaks the tool's own output schema is reported as that."""
+    connect(ODD_SERVER, timeout=10)
+    result = registry.execute("liar", {})
+    assert result.error_kind is ErrorKind.TOOL_ERROR
+    assert "breaks its own output schema" in (result.error or "")
+    assert "not reachable" not in (result.error or "")
+    assert result.metadata["retryable"] is False
+    assert registry.execute("echo", {"text": "still here"}).output == "still here"
+
+
+def test_tools_that_require_tasks_are_skipped_with_a_warning(
+    registry: ToolRegistry, connect: Callable[..., MCPClient], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A tool with execution.taskSupport 'required' is not imported; the warning names it."""
+    with caplog.at_level(logging.WARNING, logger="forge.mcp.client"):
+        connect(ODD_SERVER, timeout=10, mode="legacy")
+    assert "long_job" not in registry
+    assert {"liar", "echo"} <= set(registry.names())
+    [warning] = [r.getMessage() for r in caplog.records if "long_job" in r.getMessage()]
+    assert "taskSupport 'required'" in warning

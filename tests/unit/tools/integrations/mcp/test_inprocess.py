@@ -18,6 +18,7 @@ from forge.tools import ErrorKind, ToolRegistry, ToolResult, from_record, tool
 from forge.tools.integrations.mcp import MCPToolServer, registry_runner, serve
 from forge.tools.integrations.mcp._convert import call_result, from_call_result
 from forge.tools.integrations.mcp._http import BearerAuth
+from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.serve import serve_http
 
 T = TypeVar("T")
@@ -134,10 +135,10 @@ def test_a_sync_tool_past_its_timeout_fails_without_blocking() -> None:
 
 def test_results_convert_both_ways() -> None:
     """ToolResults become CallToolResults and back, keeping outputs and error kinds."""
-    ok = call_result(ToolResult.ok({"a": 1}), structured=True)
+    ok = call_result(ToolResult.ok({"a": 1}), output_schema={"type": "object"})
     assert ok.structured_content == {"a": 1}
     assert from_call_result("t", ok).output == {"a": 1}
-    failed = call_result(ToolResult.fail("nope", error_kind=ErrorKind.DENIED), structured=False)
+    failed = call_result(ToolResult.fail("nope", error_kind=ErrorKind.DENIED))
     back = from_call_result("t", failed)
     assert back.error_kind is ErrorKind.DENIED
     assert back.error == "nope"
@@ -148,7 +149,7 @@ def test_results_convert_both_ways() -> None:
     assert from_call_result("t", two).output == [
         {"type": "text", "text": "a"}, {"type": "text", "text": "b"},
     ]  # fmt: skip
-    assert call_result(ToolResult.ok({"k": 1}), structured=False).structured_content is None
+    assert call_result(ToolResult.ok("text")).structured_content is None
 
 
 def test_bearer_auth_passes_lifespan_and_good_tokens() -> None:
@@ -345,3 +346,32 @@ def test_a_view_is_served_under_its_names() -> None:
 
     run(body)
     server.close()
+
+
+def test_a_tool_no_client_could_read_is_left_out_of_the_listing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One definition that breaks the wire rules is dropped with a warning; the rest are listed."""
+    good = {"name": "good", "inputSchema": {"type": "object"}}
+    bad = {"name": "bad", "inputSchema": {"type": "array"}}
+    with caplog.at_level("WARNING", logger="forge.mcp.server"):
+        tools = listable_tools([good, bad])
+    assert [t.name for t in tools] == ["good"]
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert "'bad'" in warning
+    assert "inputSchema.type" in warning
+
+
+def test_outputs_of_every_json_type_travel_as_structured_content() -> None:
+    """Non-string outputs are structured (wrapped unless objects); strings stay text only."""
+    cases: list[tuple[Any, Any]] = [
+        (3, {"result": 3}), (None, {"result": None}), ([1], {"result": [1]}),
+        ({"a": 1}, {"a": 1}), ("text", None),
+    ]  # fmt: skip
+    for output, structured in cases:
+        wire = call_result(ToolResult.ok(output))
+        assert wire.structured_content == structured
+        assert from_call_result("t", wire).output == output
+    failed = call_result(ToolResult.fail("no", error_kind=ErrorKind.TIMEOUT, retryable=True))
+    back = from_call_result("t", failed)
+    assert (back.error_kind, back.metadata) == (ErrorKind.TIMEOUT, {"retryable": True})

@@ -79,11 +79,13 @@ def test_list_carries_names_titles_schemas_and_annotations(target: Any) -> None:
 
 @BOTH
 def test_successful_call_returns_text(target: Any) -> None:
-    """A good call returns the handler's value as text and isError false."""
+    """A good call returns the value as text and, wrapped, as structuredContent; isError false."""
     result = run(lambda: call(target, "add", {"a": 2, "b": 40}))
     assert result.is_error is False
     assert [c.text for c in result.content] == ["42"]
-    assert result.structured_content is None
+    assert result.structured_content == {"result": 42}  # not an object: wrapped
+    assert result.meta is not None
+    assert result.meta["forge-tools/wrapped"] is True
 
 
 @BOTH
@@ -199,3 +201,30 @@ def test_sync_tools_do_not_block_the_event_loop(target: Any) -> None:
             sleeper.cancel()
 
     run(body)
+
+
+NUMBERS_LISTED = {
+    "type": "object",
+    "properties": {"result": {"type": "array", "items": {"type": "integer"}}},
+    "required": ["result"],
+    "additionalProperties": False,
+}
+
+
+@BOTH
+@MODES
+def test_a_non_object_output_schema_is_wrapped_and_never_breaks_the_listing(
+    target: Any, mode: str
+) -> None:
+    """An array output schema is listed under ``result``; the official client checks the output."""
+
+    async def body() -> tuple[dict[str, types.Tool], types.CallToolResult]:
+        async with Client(target, mode=mode) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            return tools, await client.call_tool("numbers", {"n": 3})
+
+    tools, result = run(body)
+    assert {"add", "stats", "numbers"} <= tools.keys()
+    assert tools["numbers"].output_schema == NUMBERS_LISTED
+    assert tools["numbers"].meta == {"forge-tools/wrapped": True}
+    assert result.structured_content == {"result": [1, 2, 3]}

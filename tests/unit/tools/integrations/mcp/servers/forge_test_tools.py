@@ -91,7 +91,52 @@ broken_output = from_record(
     }
 )
 
-registry = ToolRegistry([add, slow, blocking_sleep, hang, pid, stats, broken_output])
+numbers = from_record(
+    {
+        "name": "numbers",
+        "description": "The first n positive integers (an array output schema).",
+        "parameters": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+        },
+        "output_schema": {"type": "array", "items": {"type": "integer"}},
+        "handler": lambda args: list(range(1, args["n"] + 1)),
+    }
+)
+
+
+@tool
+def nothing() -> None:
+    """Return nothing (None)."""
+
+
+@tool
+def listing() -> list[Any]:
+    """Return a list (no output schema)."""
+    return [1, "two", None]
+
+
+@tool
+def mapping() -> dict[str, Any]:
+    """Return an object (no output schema)."""
+    return {"a": 1, "b": [True]}
+
+
+@tool
+def fails(reason: str) -> str:
+    """Raise ValueError with the reason.
+
+    Args:
+        reason: The message of the error.
+    """
+    raise ValueError(reason)
+
+
+registry = ToolRegistry(
+    [add, slow, blocking_sleep, hang, pid, stats, broken_output, numbers, nothing, listing,
+     mapping, fails]
+)  # fmt: skip
 
 
 @tool

@@ -1,0 +1,231 @@
+"""The MCP client against servers that hang, refuse, restart or vanish: clean failures, healing."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env
+
+from forge.tools import ErrorKind, ToolRegistry
+from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_tools
+
+pytestmark = pytest.mark.slow  # real MCP server subprocesses
+
+OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
+ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}
+HUNG = "import os, sys, time; open(sys.argv[1], 'a').write(f'{os.getpid()}\\n'); time.sleep(600)"
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    """An empty registry for the imported tools."""
+    return ToolRegistry()
+
+
+@pytest.fixture
+def connect(registry: ToolRegistry) -> Iterator[Callable[..., MCPClient]]:
+    """Import from a server; every client is closed in teardown."""
+    clients: list[MCPClient] = []
+
+    def open_client(server: object, **options: object) -> MCPClient:
+        options.setdefault("env", ENV)
+        client = import_tools(registry, server, **options)  # type: ignore[arg-type]
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        client.close()
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
+    """Poll ``condition`` a bounded number of times."""
+    for _ in range(int(seconds * 10)):
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def alive(pid: int) -> bool:
+    """Whether a process with this id exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_a_hung_stdio_server_fails_each_connect_and_leaves_nothing_running(
+    registry: ToolRegistry, tmp_path: Path
+) -> None:
+    """Three connects to a process that never answers: three errors, no thread, no process."""
+    pids = tmp_path / "pids"
+    before = set(threading.enumerate())
+    for _ in range(3):
+        with pytest.raises(MCPConnectionError, match=r"no answer within 0\.5 s"):
+            import_tools(registry, [sys.executable, "-c", HUNG, str(pids)], connect_timeout=0.5)
+    assert set(threading.enumerate()) - before == set()
+    started = [int(p) for p in pids.read_text().split()]
+    assert len(started) == 3
+    assert [p for p in started if alive(p)] == []
+    assert registry.names() == []
+
+
+def test_a_hung_http_server_fails_each_connect_and_leaves_no_thread(
+    registry: ToolRegistry,
+) -> None:
+    """A port that accepts connections but never answers: errors after the timeout, no thread."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/mcp"
+        before = set(threading.enumerate())
+        for _ in range(3):
+            with pytest.raises(MCPConnectionError, match=r"no answer within 0\.5 s"):
+                import_tools(registry, url, connect_timeout=0.5)
+        assert set(threading.enumerate()) - before == set()
+
+
+def test_missing_or_wrong_credentials_say_401_and_what_to_set(
+    registry: ToolRegistry, start_http: Callable[..., HttpServer]
+) -> None:
+    """No token: the error says 401 and names the token and headers options; a bad one: refused."""
+    server = start_http("--tools", TOOLS_SPEC, token="s3cret")
+    with pytest.raises(MCPConnectionError) as missing:
+        import_tools(registry, server.url, connect_timeout=10)
+    assert "HTTP 401 Unauthorized" in str(missing.value)
+    assert "token=" in str(missing.value)
+    assert "headers=" in str(missing.value)
+    for options in ({"token": "wrong"}, {"headers": {"Authorization": "Bearer wrong"}}):
+        with pytest.raises(MCPConnectionError, match=r"401 Unauthorized.*refused the credentials"):
+            import_tools(registry, server.url, connect_timeout=10, **options)  # type: ignore[arg-type]
+    client = import_tools(registry, server.url, headers={"Authorization": "Bearer s3cret"})
+    try:
+        assert registry.execute("add", {"a": 1, "b": 1}).output == 2
+    finally:
+        client.close()
+
+
+class _NotMCP(http.server.BaseHTTPRequestHandler):
+    """A web server that answers every request with an HTML page."""
+
+    def _page(self) -> None:
+        body = b"<html><body>Not here</body></html>"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_DELETE = _page
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+def test_a_web_server_that_is_not_mcp_is_not_mistaken_for_refused_credentials(
+    registry: ToolRegistry,
+) -> None:
+    """An HTML 404 page: the error says the URL is not an MCP endpoint, not 401/403."""
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NotMCP)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(MCPConnectionError) as refused:
+            import_tools(registry, f"http://127.0.0.1:{web.server_port}/", connect_timeout=10)
+    finally:
+        web.shutdown()
+        web.server_close()
+    assert "MCP endpoint" in str(refused.value)
+    assert "401" not in str(refused.value)
+    assert "credentials" not in str(refused.value)
+
+
+def test_every_timeout_is_kind_timeout(
+    registry: ToolRegistry, connect: Callable[..., MCPClient]
+) -> None:
+    """Calls the server never answers all time out with kind ``timeout``.
+
+    Also when the caller's loop is busy as the deadline passes: the SDK's own read
+    timeout used to win that race and turn the call into a ``tool_error``.
+    """
+    client = connect(OUR_SERVER, timeout=0.3)
+
+    async def body() -> list[ErrorKind | None]:
+        direct = await asyncio.gather(*(client.acall("hang", {}) for _ in range(30)))
+        through = await registry.aexecute_all([{"name": "hang", "arguments": {}}] * 30)
+        pending = [asyncio.ensure_future(client.acall("hang", {})) for _ in range(30)]
+        await asyncio.sleep(0)  # every call is sent
+        time.sleep(1)  # this loop is busy when the deadlines pass
+        busy = await asyncio.gather(*pending)
+        return [r.error_kind for r in [*direct, *through, *busy]]
+
+    kinds = asyncio.run(body())
+    assert kinds == [ErrorKind.TIMEOUT] * 90
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_client_reconnects_after_an_http_server_restarts(
+    registry: ToolRegistry,
+    connect: Callable[..., MCPClient],
+    start_http: Callable[..., HttpServer],
+    mode: str,
+) -> None:
+    """A server restarted on the same port is reached again; its tools work again."""
+    port = str(free_port())
+    first = start_http("--tools", TOOLS_SPEC, "--port", port)
+    client = connect(first.url, timeout=10, mode=mode)
+    assert registry.execute("add", {"a": 1, "b": 2}).output == 3
+    first.stop()
+    down = registry.execute("add", {"a": 1, "b": 2})
+    assert down.success is False
+    start_http("--tools", TOOLS_SPEC, "--port", port)
+    assert wait_for(lambda: registry.execute("add", {"a": 1, "b": 2}).output == 3)
+    assert client.connected
+    assert client.error is None
+    assert "add" in registry
+
+
+def test_a_server_that_stays_down_loses_only_its_own_tools(
+    registry: ToolRegistry,
+    connect: Callable[..., MCPClient],
+    start_http: Callable[..., HttpServer],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Reconnecting fails: that server's tools are deregistered with a warning; others stay."""
+
+    def local() -> str:
+        """A local tool."""
+        return "local"
+
+    registry.register(local)
+    connect(OUR_SERVER, prefix="other_", timeout=10)
+    server = start_http("--tools", TOOLS_SPEC)
+    client = connect(server.url, prefix="gone_", timeout=10, reconnect_attempts=2)
+    with caplog.at_level(logging.WARNING, logger="forge.mcp.client"):
+        server.stop()
+        registry.execute_all([{"name": "gone_add", "arguments": {"a": 1, "b": 2}}])
+        assert wait_for(lambda: not [n for n in registry.names() if n.startswith("gone_")])
+    assert client.error is not None
+    assert "is gone" in client.error
+    assert "local" in registry
+    assert registry.execute("other_add", {"a": 1, "b": 2}).output == 3
+    assert any("deregistered" in r.getMessage() for r in caplog.records)
