@@ -413,13 +413,34 @@ def test_langchain_example() -> None:
     assert "unit" in weather.invoke(BAD_UNIT)
 
 
+# -- Conversion -----------------------------------------------------------------------
+
+
+def test_conversion_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """The long description is cut at a sentence, reported, and offered for the system prompt."""
+    from openai.types.chat import ChatCompletionToolParam
+
+    namespace = run_block("conversion", session())
+    about, system = namespace["about"], namespace["system"]
+    [weather, fetch] = namespace["request"]["tools"]
+    exact(ChatCompletionToolParam)(fetch)
+    kept = fetch["function"]["description"]
+    assert len(kept) <= 1024 < len(about)
+    assert about.startswith(kept + " ")
+    assert kept.endswith("markdown.")
+    assert "fetch -> openai:\n  /: description shortened: " in capsys.readouterr().out
+    assert system.endswith(about[len(kept) :].strip())
+    assert namespace["registry"].to_provider("openai") == [weather, fetch]
+
+
 # -- Claims in the text -----------------------------------------------------------------
 
 
 def test_every_tested_block_is_run() -> None:
     """Each marked block has a test here (a new block cannot go untested)."""
     tested = {"define", "roundtrip-openai", "roundtrip-responses", "roundtrip-anthropic",
-              "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain"}  # fmt: skip
+              "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain",
+              "conversion"}  # fmt: skip
     assert set(blocks()) == tested
 
 

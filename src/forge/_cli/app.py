@@ -27,16 +27,20 @@ from forge.core.errors import (
     ConfigError,
     ConfigWarning,
     ForgeError,
+    SchemaConversionError,
     ToolDefinitionError,
     ToolNotFoundError,
     ToolValidationError,
     UnsupportedProviderError,
 )
 from forge.tools import ToolRegistry
+from forge.tools.formats.report import URGENT
+from forge.tools.model.lint import conversion_findings, lint_tools
 
 if TYPE_CHECKING:
     from forge.tools import Tool
     from forge.tools.config import ConfigIssue, LoadReport
+    from forge.tools.formats import Conversion
 
 EXIT_OK = 0
 EXIT_TOOL_FAILED = 1
@@ -192,24 +196,54 @@ def show(
     render.tool_details(tool, as_json=json_)
 
 
+ErrorsOpt = Annotated[
+    str,
+    typer.Option(
+        "--errors", metavar="report|raise",
+        help="What a provider cannot take: 'report' converts the rest and warns on stderr "
+        "(shortened, sent without strict mode, left out); 'raise' fails (exit 4).",
+    ),
+]  # fmt: skip
+
+
 @app.command()
 def export(
+    *,
     format_: Annotated[str, typer.Option("--format", "-f", help="Provider name.")],
     config: ConfigOpt = None,
     spec: ToolsOpt = None,
     strict_config: StrictConfigOpt = False,
     strict: Annotated[bool, typer.Option(help="The provider's strict schema mode.")] = False,
+    errors: ErrorsOpt = "report",
 ) -> None:
-    """Print every tool in a provider's format (JSON)."""
+    """Print every tool in a provider's format (JSON); warn on stderr about what changed."""
     registry = load_registry(config, spec, strict=strict_config)
-    render.print_json(_provider(registry, format_, allowed=None, strict=strict))
+    conversion = _conversion(registry, format_, allowed=None, strict=strict, errors=errors)
+    for finding in conversion_findings([conversion], actions=URGENT):
+        render.warning(f"{finding.tool} -> {finding.provider}: {finding.message}")
+    render.print_json(list(conversion.definitions))
 
 
 def _provider(registry: ToolRegistry, provider: str, *, allowed: Any, strict: bool) -> Any:
+    return list(_conversion(registry, provider, allowed=allowed, strict=strict).definitions)
+
+
+def _conversion(
+    registry: ToolRegistry, provider: str, *, allowed: Any, strict: bool, errors: str = "report"
+) -> Conversion:
+    if errors not in ("report", "raise"):
+        raise Failure(EXIT_USAGE, f"--errors must be 'report' or 'raise', not {errors!r}")
     try:
-        return registry.to_provider(provider, allowed=allowed, strict=strict)
+        return registry.conversion(
+            provider,
+            allowed=allowed,
+            strict=strict,
+            errors=errors,  # type: ignore[arg-type]
+        )
     except UnsupportedProviderError as exc:
         raise Failure(EXIT_NOT_FOUND, str(exc)) from None
+    except SchemaConversionError as exc:
+        raise Failure(EXIT_VALIDATION, str(exc)) from None
 
 
 @app.command()
@@ -251,12 +285,23 @@ def validate(
     files: Annotated[
         list[Path] | None, typer.Argument(help="Configuration files to check.", show_default=False)
     ] = None,
+    *,
     config: ConfigOpt = None,
     spec: ToolsOpt = None,
+    format_: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="Check this provider only (default: every one)."),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option(help="Check the export in the provider's strict schema mode.")
+    ] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Lint tool definitions: invalid definitions and per-provider problems."""
-    from forge.tools.model.lint import lint_tools
+    """Lint tool definitions: invalid definitions, and what each export would change or drop.
+
+    The per-provider findings are the reports of the very conversion ``export`` runs.
+    """
+    from forge.tools.formats import PROVIDERS
 
     paths = [*(files or []), *(config or [])]
     if not paths and not spec:
@@ -268,8 +313,12 @@ def validate(
         report = load_config(paths, registry)
         check_issues([i for i in report.issues if i.kind == "missing"], strict=True)
         tools, issues = [*tools, *report.tools], report.issues
-    findings = lint_tools(tools)
-    render.lint(tools, issues, findings, as_json=json_)
+    providers = [format_] if format_ is not None else [p for p in PROVIDERS if p != "langchain"]
+    conversions = [
+        _conversion(registry, p, allowed=None, strict=strict) for p in providers
+    ]  # fmt: skip
+    findings = lint_tools(tools) + conversion_findings(conversions)
+    render.lint(tools, issues, findings, conversions, as_json=json_)
     if issues or any(f.severity == "error" for f in findings):
         raise typer.Exit(EXIT_VALIDATION)
 

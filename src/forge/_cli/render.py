@@ -13,6 +13,7 @@ from rich.table import Table
 if TYPE_CHECKING:
     from forge.tools import Tool, ToolResult
     from forge.tools.config import ConfigIssue
+    from forge.tools.formats import Conversion
     from forge.tools.model.lint import LintFinding
 
 
@@ -134,10 +135,14 @@ def lint(
     tools: Sequence[Tool],
     issues: Sequence[ConfigIssue],
     findings: Sequence[LintFinding],
+    conversions: Sequence[Conversion] = (),
     *,
     as_json: bool,
 ) -> None:
-    """Print the linter's report: invalid definitions, then per-tool findings."""
+    """Print the linter's report: invalid definitions, then per-tool findings.
+
+    ``--json`` also gives each checked export: the tools it holds and every report.
+    """
     rows: list[dict[str, Any]] = [
         {"file": i.file, "tool": i.tool, "severity": "error", "provider": "all",
          "message": i.message}
@@ -145,7 +150,13 @@ def lint(
     ]  # fmt: skip
     rows += [f.to_dict() for f in findings]
     if as_json:
-        print_json({"tools": [t.name for t in tools], "findings": rows})
+        exports = [
+            {"provider": c.provider, "strict": c.strict,
+             "exported": [r.tool for r in c.reports if not r.excluded],
+             "reports": [r.to_dict() for r in c.reports]}
+            for c in conversions
+        ]  # fmt: skip
+        print_json({"tools": [t.name for t in tools], "findings": rows, "exports": exports})
         return
     console = _out()
     table = Table(show_edge=False, box=None)

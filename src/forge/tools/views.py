@@ -23,12 +23,18 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 from forge.core.errors import DuplicateToolError, ToolNotFoundError
 from forge.tools._runs import RunMethods
 from forge.tools.schema._names import check_name
-from forge.tools.store._derived import prompt_text, provider_definitions, search_tools
+from forge.tools.store._derived import (
+    prompt_text,
+    provider_conversion,
+    provider_definitions,
+    search_tools,
+)
 from forge.tools.store._store import EventType, Listener, ToolStore
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 
 if TYPE_CHECKING:
+    from forge.tools.formats.report import Conversion, Errors
     from forge.tools.model.prompt import PromptKeywords, PromptOptions
     from forge.tools.model.tool import Tool
     from forge.tools.store._store import ToolSource
@@ -112,7 +118,12 @@ class ToolReads(RunMethods):
         return [t.to_dict() for t in self]
 
     def to_provider(
-        self, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
+        self,
+        provider: str,
+        *,
+        allowed: Iterable[str] | None = None,
+        strict: bool = False,
+        errors: Errors = "report",
     ) -> list[Any]:
         """Return the tools in a provider's wire format, in registration order.
 
@@ -122,15 +133,39 @@ class ToolReads(RunMethods):
             strict: Compile schemas to the provider's strict mode (OpenAI,
                 Mistral, Anthropic, Bedrock); arguments the model sends back
                 are mapped to canonical ones by `forge.tools.formats.strict_arguments`.
+            errors: ``report`` (default): one tool never breaks the export; what a
+                provider cannot take is shortened, sent without strict mode or left
+                out, as `conversion` reports. ``raise``: raise instead.
 
         The definitions are cached per registry version and read-only (shared by every
         caller; ``copy.deepcopy`` gives a mutable copy); the list is new on each call.
 
         Raises:
             UnsupportedProviderError: Listing the supported providers.
-            SchemaConversionError: A schema cannot be expressed for ``provider``.
+            SchemaConversionError: With ``errors="raise"``, a tool that cannot be
+                converted as asked.
         """
-        return provider_definitions(self, provider, allowed=allowed, strict=strict)
+        return provider_definitions(self, provider, allowed=allowed, strict=strict, errors=errors)
+
+    def conversion(
+        self,
+        provider: str,
+        *,
+        allowed: Iterable[str] | None = None,
+        strict: bool = False,
+        errors: Errors = "report",
+    ) -> Conversion:
+        """Return what `to_provider` returns with the same arguments, and a report per tool.
+
+        ``conversion(...).definitions`` is the export; ``.reports`` says per tool what
+        the provider could not express and what was changed (shortened, moved into a
+        description, sent without strict mode, left out). Cached like `to_provider`.
+
+        Raises:
+            UnsupportedProviderError: Listing the supported providers.
+            SchemaConversionError: With ``errors="raise"``, as `to_provider`.
+        """
+        return provider_conversion(self, provider, allowed=allowed, strict=strict, errors=errors)
 
     def search(
         self,
@@ -162,13 +197,16 @@ class ToolReads(RunMethods):
         - ``include_limitations``: show known limitations;
         - ``group_by_category``: one ``FILE SYSTEM TOOLS:``-style section per category;
         - ``categories``: only tools of these categories (names and aliases accepted);
-        - ``max_examples_per_tool``: at most this many examples per tool.
+        - ``max_examples_per_tool``: at most this many examples per tool;
+        - ``shortened_for``: a provider name; instead of the listing, only the text that
+          ``to_provider(provider)`` cut from descriptions over its limit (``""`` if none).
 
         The text is cached per registry version and options.
 
         Raises:
             TypeError: ``options`` is not a `PromptOptions`.
             ValueError: An unknown category or a negative example limit.
+            UnsupportedProviderError: ``shortened_for`` names no provider.
         """
         from forge.tools.model.prompt import PromptOptions
 

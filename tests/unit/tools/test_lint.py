@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from forge.tools import from_record
-from forge.tools.model.lint import lint_tool, lint_tools
+from forge.tools.formats import PROVIDERS, convert_all
+from forge.tools.model.lint import conversion_findings, lint_tool, lint_tools
 
 
 def tool(parameters: dict[str, Any], description: str = "Does a thing.") -> Any:
@@ -15,9 +16,10 @@ def tool(parameters: dict[str, Any], description: str = "Does a thing.") -> Any:
 
 
 def messages(parameters: dict[str, Any], description: str = "Does a thing.") -> list[str]:
-    """The linter's findings as 'provider/severity: message' strings."""
+    """The findings of the linter and of every export, as 'provider/severity: message'."""
     built = tool(parameters, "placeholder").replace(description=description)
-    found = lint_tool(built)
+    exports = [convert_all([built], p) for p in PROVIDERS if p != "langchain"]
+    found = lint_tool(built) + conversion_findings(exports)
     return [f"{f.provider}/{f.severity}: {f.message}" for f in found]
 
 
@@ -29,13 +31,14 @@ def test_clean_tool_has_no_findings() -> None:
 
 
 def test_description_problems() -> None:
-    """An empty description is an error; one over 1,024 characters is an OpenAI error."""
+    """An empty description is an error; one over 1,024 characters is shortened for OpenAI."""
     closed = {"type": "object", "properties": {}, "additionalProperties": False}
     assert messages(closed, " ") == [
         "all/error: the description is empty; models choose tools by their description"
     ]
-    [long] = messages(closed, "x" * 1500)
-    assert long.startswith("openai/error: the description is 1500 characters")
+    found = messages(closed, "x" * 1500)
+    assert [m.split(":")[0] for m in found] == ["openai/warning", "openai-responses/warning"]
+    assert "/: description shortened: the description is 1500 characters" in found[0]
 
 
 def test_parameters_without_descriptions_including_nested() -> None:
@@ -59,14 +62,17 @@ def test_openai_strict_changes_are_reported() -> None:
     assert "(root), opts" in found[1]
 
 
-def test_gemini_rewrites_are_reported() -> None:
-    """Keywords outside Gemini's schema subset are reported, closing objects is not."""
+def test_gemini_losses_are_reported() -> None:
+    """What Gemini's schema subset loses is reported; closing objects and inlining are not."""
     schema = {"type": "object", "additionalProperties": False, "required": ["p"],
               "$defs": {"P": {"type": "object", "additionalProperties": {"type": "string"}}},
               "properties": {"p": {"$ref": "#/$defs/P", "description": "P"},
                              "k": {"const": "x", "description": "K"}}}  # fmt: skip
-    [gemini] = [m for m in messages(schema) if m.startswith("gemini")]
-    assert "$defs, $ref, additionalProperties, const" in gemini
+    gemini = [m for m in messages(schema) if m.startswith("gemini")]
+    assert gemini == [
+        "gemini/warning: /properties/p: additionalProperties moved_to_description: "
+        "Gemini's schema subset has no additionalProperties"
+    ]
 
 
 def test_lint_tools_and_to_dict() -> None:

@@ -2,8 +2,12 @@
 
 ``to_provider(tools, provider, strict=...)`` converts tools for one provider;
 `convert` does one tool and also returns a `ConversionReport` of every change
-the provider's schema compiler made. A schema a provider cannot express fails
-with `SchemaConversionError` naming the tool, the keyword and the provider.
+the provider's schema compiler made; `convert_all` does a whole export and
+returns the definitions with one report per tool. One tool never breaks an
+export: by default what a provider cannot take is shortened, sent without
+strict mode or left out, and reported; ``errors="raise"`` raises
+`SchemaConversionError` naming the tool, the keyword and the provider instead.
+The provider limits applied are in `forge.tools.formats.limits`.
 """
 
 from __future__ import annotations
@@ -12,36 +16,49 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import UnsupportedProviderError
+from forge.core.logging import get_logger
+from forge.tools.formats._policy import (
+    LEFT_OUT,
+    Converter,
+    convert_one_tool,
+    single_with_report,
+    too_many,
+)
 from forge.tools.formats._schema import Context
 from forge.tools.formats.anthropic import convert_anthropic, to_anthropic
 from forge.tools.formats.bedrock import convert_bedrock
 from forge.tools.formats.gemini import convert_gemini, wrap_gemini
 from forge.tools.formats.langchain import convert_langchain
+from forge.tools.formats.limits import LIMITS
 from forge.tools.formats.mcp import convert_mcp
 from forge.tools.formats.mistral import convert_mistral
 from forge.tools.formats.names import NameMap
 from forge.tools.formats.ollama import convert_ollama
 from forge.tools.formats.openai import convert_openai, to_openai
 from forge.tools.formats.openai_responses import convert_openai_responses
-from forge.tools.formats.report import ConversionReport, SchemaChange
+from forge.tools.formats.report import Conversion, ConversionReport, Errors, SchemaChange
 from forge.tools.formats.strict_args import strict_arguments
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
 
 __all__ = [
-    "PROVIDERS",
+    "Conversion",
     "ConversionReport",
+    "Errors",
+    "LIMITS",
     "NameMap",
+    "PROVIDERS",
     "SchemaChange",
     "convert",
+    "convert_all",
     "strict_arguments",
     "to_anthropic",
     "to_openai",
     "to_provider",
 ]
 
-Converter = Callable[["ToolDefinition", Context], Any]
+logger = get_logger("tools.formats")
 
 #: Every supported provider and its per-tool converter, in documentation order.
 PROVIDERS: dict[str, Converter] = {
@@ -67,7 +84,11 @@ def _converter(provider: str) -> Converter:
 
 
 def to_provider(
-    tools: Sequence[ToolDefinition], provider: str, *, strict: bool = False
+    tools: Sequence[ToolDefinition],
+    provider: str,
+    *,
+    strict: bool = False,
+    errors: Errors = "report",
 ) -> list[Any]:
     """Convert tools to one provider's tool definitions, in the given order.
 
@@ -76,27 +97,79 @@ def to_provider(
     provider gets one dict per tool. The list is new; the definitions in it are
     read-only (they share the tools' schemas): ``copy.deepcopy`` one to edit it.
 
+    One tool never breaks the others: see `convert_all` for what ``errors``
+    does, and for the report of each tool.
+
     Raises:
         UnsupportedProviderError: ``provider`` is not one of `PROVIDERS`.
-        SchemaConversionError: A schema cannot be expressed for ``provider``.
+        SchemaConversionError: With ``errors="raise"``, the first tool that
+            cannot be converted as asked.
+    """
+    return list(convert_all(tools, provider, strict=strict, errors=errors).definitions)
+
+
+def convert_all(
+    tools: Sequence[ToolDefinition],
+    provider: str,
+    *,
+    strict: bool = False,
+    errors: Errors = "report",
+) -> Conversion:
+    """Convert tools for one provider and report, per tool, what changed or was lost.
+
+    With ``errors="report"`` (the default) every tool that can be sent is sent:
+    a description over the provider's limit is shortened at a sentence
+    boundary, a tool whose schema strict mode cannot express is sent without
+    strict mode, and only a tool the provider cannot take at all (a name it
+    rejects, one over its tool count) is left out; each report says which.
+    With ``errors="raise"`` any of these raises instead.
+
+    Raises:
+        UnsupportedProviderError: ``provider`` is not one of `PROVIDERS`.
+        SchemaConversionError: With ``errors="raise"``, as above.
     """
     convert_one = _converter(provider)
-    out = [convert_one(t, Context(t.name, provider, strict)) for t in tools]
+    if errors not in ("report", "raise"):
+        raise ValueError(f"errors must be 'report' or 'raise', got {errors!r}")
+    limits = LIMITS[provider]
+    out: list[Any] = []
+    names: list[str] = []
+    changes: list[tuple[SchemaChange, ...]] = []
+    left_out: list[str] = []
+    for tool in tools:
+        names.append(tool.name)
+        if errors == "report" and limits.max_tools is not None and len(out) >= limits.max_tools:
+            changes.append(too_many(provider, limits.max_tools))
+            left_out.append(tool.name)
+            continue
+        ctx = Context(tool.name, provider, strict, errors)
+        definition = convert_one_tool(tool, ctx, convert_one, limits, len(out))
+        if definition is LEFT_OUT:
+            left_out.append(tool.name)
+        else:
+            out.append(definition)
+        changes.append(tuple(ctx.changes))
+    if left_out:
+        logger.warning("%d tool(s) left out of the %s export (see registry.conversion): %s",
+                       len(left_out), provider, ", ".join(left_out))  # fmt: skip
     wrap = _WRAP.get(provider)
-    return wrap(out) if wrap is not None else out
+    definitions = wrap(out) if wrap is not None else out
+    return Conversion(provider=provider, strict=strict, definitions=tuple(definitions),
+                      tools=tuple(names), changes=tuple(changes))  # fmt: skip
 
 
 def convert(
-    tool: ToolDefinition, provider: str, *, strict: bool = False
+    tool: ToolDefinition, provider: str, *, strict: bool = False, errors: Errors = "report"
 ) -> tuple[Any, ConversionReport]:
     """Convert one tool and report what its schema compiler changed.
 
     For Gemini the definition is the function declaration (not the wrapper).
+    Works as `convert_all` on one tool, except that a tool it would leave out
+    raises.
 
     Raises:
         UnsupportedProviderError: ``provider`` is not one of `PROVIDERS`.
-        SchemaConversionError: The schema cannot be expressed for ``provider``.
+        SchemaConversionError: The tool cannot be converted (with ``errors="report"``,
+            only when `convert_all` would leave it out).
     """
-    ctx = Context(tool.name, provider, strict)
-    definition = _converter(provider)(tool, ctx)
-    return definition, ctx.report()
+    return single_with_report(tool, provider, strict, _converter(provider), errors)

@@ -21,6 +21,7 @@ from forge.tools.formats._schema import (
     child,
     is_free_form,
     json_string_schema,
+    open_tuple,
     simple_leaf,
     strict_leaf,
     without_refs,
@@ -90,16 +91,18 @@ def _node(schema: Any, ctx: Context, path: Path, profile: Profile) -> Schema:
     kind = simple_leaf(schema)
     if kind is not None:
         return strict_leaf(schema, kind, ctx, path)
+    if schema is False:
+        ctx.fail(path, "false", "strict mode has no schema that admits no value")
     if path and (not isinstance(schema, Mapping) or is_free_form(schema, ctx.root)):
         ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
         return json_string_schema(schema if isinstance(schema, Mapping) else {})
     out: Schema = {}
     moved: dict[str, Any] = {}
-    for key, value in schema.items():
+    for key, value in open_tuple(schema).items():
         here = child(path, key)
         if key == "properties":
             out[key] = {k: _node(v, ctx, child(here, k), profile) for k, v in value.items()}
-        elif key == "items" and isinstance(value, Mapping):
+        elif key == "items" and isinstance(value, Mapping | bool):
             out[key] = _node(value, ctx, here, profile)
         elif key in ("anyOf", "oneOf", "allOf") and isinstance(value, list):
             name = "allOf" if key == "allOf" else "anyOf"

@@ -1,6 +1,7 @@
 """Gemini ``parameters`` (OpenAPI 3.0 subset ``Schema``) compiler (PV-3).
 
-References are inlined (recursion fails: the subset has none), ``null`` in a
+References are inlined (recursion fails: the subset has none, and
+`forge.tools.formats.gemini` then sends ``parametersJsonSchema``), ``null`` in a
 type list, an ``anyOf`` or an ``enum`` becomes ``nullable``, types are written
 the SDK's way (``STRING``), enums are strings only, and keywords the subset
 lacks move into the description. Gemini has no strict switch: its ``VALIDATED``
@@ -9,7 +10,6 @@ mode enforces the schema as given, so ``strict`` changes nothing here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,10 +20,12 @@ from forge.tools.formats._schema import (
     Schema,
     append_description,
     child,
+    open_tuple,
     simple_leaf,
     without_refs,
 )
 from forge.tools.formats._simple import UNKNOWN, gemini_simple
+from forge.tools.formats.limits import GEMINI_PARAMETER_NAME
 from forge.tools.values._readonly import DICTS, LISTS
 
 __all__ = ["compile_gemini"]
@@ -33,7 +35,6 @@ TYPES = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean"
 KEEP = frozenset({"description", "minItems", "maxItems", "minLength", "maxLength", "pattern",
                   "minimum", "maximum", "minProperties", "maxProperties", "default"})  # fmt: skip
 FORMATS = {"NUMBER": {"float", "double"}, "INTEGER": {"int32", "int64"}}
-PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 
 
 def compile_gemini(schema: Mapping[str, Any], ctx: Context, table: Any = UNKNOWN) -> Schema:
@@ -61,9 +62,13 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
         return leaf
     if _optional(schema):
         return _nullable_fast(schema, ctx, path)
-    if not isinstance(schema, Mapping):
+    if schema is True:
+        ctx.note(path, "true", "rewritten", "the schema 'true' (any value) became {}")
         return {}
-    schema = _merge_all_of(schema, ctx, path)
+    if not isinstance(schema, Mapping):
+        ctx.fail(path, str(schema).lower() if isinstance(schema, bool) else "schema",
+                 f"the subset has no schema admitting nothing (got {schema!r})")  # fmt: skip
+    schema = open_tuple(_merge_all_of(schema, ctx, path))
     schema, nullable = _split_null(schema, ctx, path)
     branches = schema.get("anyOf", schema.get("oneOf"))
     if isinstance(branches, list) and len(branches) == 1 and isinstance(branches[0], Mapping):
@@ -115,12 +120,12 @@ def _keyword(
     elif key == "properties":
         out[key] = {k: _node(v, ctx, child(here, k)) for k, v in value.items()}
         for name in value:
-            if not PARAM_NAME.match(name):
-                ctx.note(child(here, name), "properties", "note",
-                         "Gemini documents parameter names as [A-Za-z_][A-Za-z0-9_]*")  # fmt: skip
+            if not GEMINI_PARAMETER_NAME.fullmatch(name):
+                ctx.fail(child(here, name), "properties", f"the parameter name {name!r} breaks "
+                         "the subset's rule [A-Za-z_][A-Za-z0-9_]{0,63}")  # fmt: skip
     elif key == "required":
         out[key] = list(value)
-    elif key == "items" and isinstance(value, Mapping):
+    elif key == "items" and isinstance(value, Mapping | bool):
         out[key] = _node(value, ctx, here)
     elif key in ("anyOf", "oneOf"):
         if key == "oneOf":
@@ -137,7 +142,7 @@ def _keyword(
     elif key == "format":
         _format(value, out, moved, ctx, path)
     elif key == "additionalProperties" and value is False:
-        ctx.note(path, key, "removed", "Gemini objects cannot be closed; extra keys are "
+        ctx.note(path, key, "note", "Gemini objects cannot be closed; extra keys are "
                  "still rejected when the call is validated")  # fmt: skip
     elif key == "default" and value is None:
         return  # the SDK drops a null default; nullable already says it

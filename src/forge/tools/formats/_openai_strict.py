@@ -25,10 +25,12 @@ from forge.tools.formats._schema import (
     inline_refs,
     is_free_form,
     json_string_schema,
+    open_tuple,
     simple_leaf,
     strict_leaf,
 )
 from forge.tools.formats._simple import UNKNOWN, openai_strict_simple
+from forge.tools.formats.limits import OPENAI_STRICT
 
 __all__ = ["compile_openai_strict"]
 
@@ -39,7 +41,6 @@ KEEP = frozenset({"type", "description", "properties", "required", "additionalPr
                   "exclusiveMaximum", "minimum", "exclusiveMinimum", "minItems", "maxItems",
                   "minLength", "maxLength"})  # fmt: skip
 LOOKAROUND = re.compile(r"\(\?<?[=!]|\\[1-9]")
-MAX_DEPTH, MAX_PROPERTIES, MAX_ENUM_VALUES = 10, 5000, 1000
 
 
 def compile_openai_strict(schema: Mapping[str, Any], ctx: Context, table: Any = UNKNOWN) -> Schema:
@@ -70,6 +71,8 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
     kind = simple_leaf(schema)
     if kind is not None:
         return strict_leaf(schema, kind, ctx, path)
+    if schema is False:
+        ctx.fail(path, "false", "strict mode has no schema that admits no value")
     if not isinstance(schema, Mapping) or is_free_form(schema, ctx.root):
         if path:  # the root stays an object (closed below)
             ctx.note(path, "type", "rewritten", "a free-form value travels as a JSON string")
@@ -77,7 +80,7 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
         schema = {"type": "object", **(schema if isinstance(schema, Mapping) else {})}
     if "$ref" in schema:
         return _ref(schema, ctx, path)
-    schema = _flatten_all_of(schema, ctx, path)
+    schema = open_tuple(_flatten_all_of(schema, ctx, path))
     out: Schema = {}
     moved: dict[str, Any] = {}
     for key, value in schema.items():
@@ -98,7 +101,7 @@ def _keyword(
     here = child(path, key)
     if key == "properties":
         out[key] = {k: _node(v, ctx, child(here, k)) for k, v in value.items()}
-    elif key == "items" and isinstance(value, Mapping):
+    elif key == "items" and isinstance(value, Mapping | bool):
         out[key] = _node(value, ctx, here)
     elif key in ("anyOf", "oneOf"):
         if key == "oneOf":
@@ -221,22 +224,36 @@ def nullable(schema: Schema) -> Schema:
 
 
 def _check_sizes(schema: Schema, ctx: Context) -> None:
-    if ctx.visited <= MAX_DEPTH and ctx.enum_values <= MAX_ENUM_VALUES:
-        return  # too few nodes to break the nesting or property limits
-    counts = {"properties": 0, "enum": 0, "depth": 0}
-    _measure(schema, counts, 0)
-    if counts["depth"] > MAX_DEPTH:
-        ctx.fail((), "properties", f"objects nest {counts['depth']} levels; the limit is 10")
-    if counts["properties"] > MAX_PROPERTIES:
-        ctx.fail((), "properties", f"{counts['properties']} properties; the limit is 5000")
-    if counts["enum"] > MAX_ENUM_VALUES:
-        ctx.fail((), "enum", f"{counts['enum']} enum values; the limit is 1000")
+    limits = OPENAI_STRICT
+    if ctx.visited <= limits.max_depth and ctx.enum_values <= min(
+        limits.max_enum_values, limits.large_enum
+    ):
+        return  # too few nodes and values to break any size limit
+    counts = {"properties": 0, "enum": 0, "depth": 0, "chars": 0, "big_enum": 0}
+    _measure(schema, counts, 0, limits.large_enum)
+    checks = (
+        ("properties", counts["depth"], limits.max_depth,
+         f"objects nest {counts['depth']} levels; the limit is {limits.max_depth}"),
+        ("properties", counts["properties"], limits.max_properties,
+         f"{counts['properties']} properties; the limit is {limits.max_properties}"),
+        ("enum", counts["enum"], limits.max_enum_values,
+         f"{counts['enum']} enum values; the limit is {limits.max_enum_values}"),
+        ("enum", counts["big_enum"], limits.max_enum_chars,
+         f"a string enum of over {limits.large_enum} values has {counts['big_enum']} "
+         f"characters; the limit is {limits.max_enum_chars}"),
+        ("properties", counts["chars"], limits.max_schema_chars,
+         f"names and enum values total {counts['chars']} characters; "
+         f"the limit is {limits.max_schema_chars}"),
+    )  # fmt: skip
+    for keyword, found, limit, reason in checks:
+        if found > limit:
+            ctx.fail((), keyword, reason)
 
 
-def _measure(node: Any, counts: dict[str, int], depth: int) -> None:
+def _measure(node: Any, counts: dict[str, int], depth: int, large_enum: int) -> None:
     if isinstance(node, list):
         for item in node:
-            _measure(item, counts, depth)
+            _measure(item, counts, depth, large_enum)
         return
     if not isinstance(node, dict):
         return
@@ -244,10 +261,17 @@ def _measure(node: Any, counts: dict[str, int], depth: int) -> None:
         depth += 1
         counts["depth"] = max(counts["depth"], depth)
         counts["properties"] += len(node["properties"])
-    counts["enum"] += len(node.get("enum", ()))
+        counts["chars"] += sum(len(name) for name in node["properties"])
+    values = node.get("enum", ())
+    counts["enum"] += len(values)
+    size = sum(len(v) if isinstance(v, str) else len(str(v)) for v in values)
+    counts["chars"] += size
+    if len(values) > large_enum and all(isinstance(v, str) for v in values):
+        counts["big_enum"] = max(counts["big_enum"], size)
+    counts["chars"] += sum(len(name) for name in node.get("$defs", {}))
     for key in ("properties", "$defs"):
         for sub in node.get(key, {}).values():
-            _measure(sub, counts, depth)
+            _measure(sub, counts, depth, large_enum)
     for key in ("items", "anyOf"):
         if key in node:
-            _measure(node[key], counts, depth)
+            _measure(node[key], counts, depth, large_enum)

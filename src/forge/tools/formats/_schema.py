@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
-from forge.tools.formats.report import ChangeAction, ConversionReport, SchemaChange
+from forge.tools.formats.report import ChangeAction, ConversionReport, Errors, SchemaChange
 from forge.tools.schema._param_table import PRIMITIVES
 from forge.tools.values._readonly import DICTS
 
@@ -41,12 +42,16 @@ _NO_ROOT: Mapping[str, Any] = MappingProxyType({})
 class Context:
     """The state of one conversion: who, for whom, and what changed."""
 
-    __slots__ = ("changes", "enum_values", "provider", "root", "strict", "tool", "visited")
+    __slots__ = (
+        "changes", "enum_values", "errors", "provider", "root", "strict", "tool", "visited",
+    )  # fmt: skip
 
-    def __init__(self, tool: str, provider: str, strict: bool) -> None:
+    def __init__(self, tool: str, provider: str, strict: bool, errors: Errors = "report") -> None:
         self.tool = tool
         self.provider = provider
         self.strict = strict
+        self.errors: Errors = errors
+        """``report``: shorten or fall back and say so; ``raise``: fail instead."""
         self.root: Mapping[str, Any] = _NO_ROOT
         """The schema being compiled (references resolve against it)."""
         self.changes: list[SchemaChange] = []
@@ -69,10 +74,18 @@ class Context:
 
     def report(self) -> ConversionReport:
         """Return the report of this conversion."""
+        if not self.changes:
+            return _unchanged(self.tool, self.provider, self.strict)
         return ConversionReport(
             tool=self.tool, provider=self.provider, strict=self.strict,
             changes=tuple(self.changes),
         )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=16384)
+def _unchanged(tool: str, provider: str, strict: bool) -> ConversionReport:
+    """The (immutable, hence shared) report of a conversion that changed nothing."""
+    return ConversionReport(tool=tool, provider=provider, strict=strict)
 
 
 def simple_leaf(schema: Any) -> str | None:
@@ -93,6 +106,13 @@ def strict_leaf(schema: Mapping[str, Any], kind: str, ctx: Context, path: Path) 
         ctx.note(path, "default", "moved_to_description", f"{ctx.provider} strict has no default")
         append_description(out, {"default": schema["default"]})
     return out
+
+
+def open_tuple(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``schema`` without ``items: false`` after ``prefixItems`` (the compilers pin the length)."""
+    if schema.get("items") is False and "prefixItems" in schema:
+        return {k: v for k, v in schema.items() if k != "items"}
+    return schema
 
 
 def child(path: Path, *parts: str | int) -> Path:

@@ -67,7 +67,7 @@ _NULLABLE_GEMINI = _Notes("type", "rewritten", _NOTE_NULLABLE_GEMINI)
 _NULLABLE = _Notes("required", "rewritten", _NOTE_NULLABLE)
 _NULL_DEFAULT = _Notes("default", "note", _NOTE_NULL_DEFAULT)
 _MOVED: dict[str, _Notes] = {}
-_CLOSED = SchemaChange(path="", keyword="additionalProperties", action="removed",
+_CLOSED = SchemaChange(path="", keyword="additionalProperties", action="note",
                        detail=_NOTE_CLOSED)  # fmt: skip
 _OPEN = SchemaChange(path="", keyword="additionalProperties", action="removed", detail=_NOTE_OPEN)
 

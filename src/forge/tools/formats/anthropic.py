@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats._closed_strict import ANTHROPIC, compile_closed_strict
 from forge.tools.formats._memo import compiled
+from forge.tools.formats._policy import single
 from forge.tools.formats._schema import Context
 from forge.tools.values._readonly import ReadOnlyDict
 
@@ -18,10 +19,13 @@ __all__ = ["convert_anthropic", "to_anthropic"]
 def to_anthropic(tool: ToolDefinition, *, strict: bool = False) -> dict[str, Any]:
     """Return ``{"name", "description", "input_schema"}`` (+ ``"strict": true``).
 
+    The same as ``to_provider([tool], "anthropic")[0]``.
+
     Raises:
-        SchemaConversionError: The schema cannot be expressed in strict mode.
+        SchemaConversionError: The tool cannot be sent to Anthropic at all.
     """
-    return convert_anthropic(tool, Context(tool.name, "anthropic", strict))
+    definition: dict[str, Any] = single(tool, "anthropic", strict, convert_anthropic)
+    return definition
 
 
 def _strict(schema: Any, ctx: Context, table: Any) -> dict[str, Any]:

@@ -19,22 +19,18 @@ import re
 import threading
 from collections.abc import Iterable
 
+from forge.tools.formats.limits import LIMITS
 from forge.tools.schema._names import MAX_NAME_LENGTH, NAME_PATTERN
 
 __all__ = ["NAME_RULES", "NameMap"]
 
-#: The tool-name rule of each provider (PV-3b; see provider-formats §1.2).
+#: The tool-name rule of each provider (PV-3b; from `forge.tools.formats.limits.LIMITS`).
 NAME_RULES: dict[str, tuple[str, int]] = {
     "canonical": (NAME_PATTERN, MAX_NAME_LENGTH),
-    "openai": (r"^[A-Za-z0-9_-]{1,64}$", 64),
-    "openai-responses": (r"^[A-Za-z0-9_-]{1,64}$", 64),
-    "anthropic": (r"^[A-Za-z0-9_-]{1,64}$", 64),
-    "bedrock": (r"^[A-Za-z0-9_-]{1,64}$", 64),
-    "mistral": (r"^[A-Za-z0-9_-]{1,64}$", 64),
-    "gemini": (r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$", 128),
-    "mcp": (r"^[A-Za-z0-9_.-]{1,128}$", 128),
+    **{provider: (f"^(?:{limits.name_pattern})$", limits.max_name)
+       for provider, limits in LIMITS.items() if limits.name_pattern is not None},
     "ollama": (r"^.{1,}$", 1 << 16),
-}
+}  # fmt: skip
 _BAD = re.compile(r"[^A-Za-z0-9_-]")
 
 

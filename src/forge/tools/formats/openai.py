@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.formats._common import check_description
+from forge.tools.formats._common import fit_description
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._openai_strict import compile_openai_strict
+from forge.tools.formats._policy import single
 from forge.tools.formats._schema import Context
 from forge.tools.values._readonly import ReadOnlyDict
 
@@ -20,12 +21,13 @@ def to_openai(tool: ToolDefinition, *, strict: bool = False) -> dict[str, Any]:
     """Return ``{"type": "function", "function": {name, description, parameters}}``.
 
     With ``strict`` the parameters are compiled to OpenAI's strict subset and
-    ``"strict": true`` is set.
+    ``"strict": true`` is set. The same as ``to_provider([tool], "openai")[0]``.
 
     Raises:
-        SchemaConversionError: The schema cannot be expressed in strict mode.
+        SchemaConversionError: The tool cannot be sent to OpenAI at all.
     """
-    return convert_openai(tool, Context(tool.name, "openai", strict))
+    definition: dict[str, Any] = single(tool, "openai", strict, convert_openai)
+    return definition
 
 
 def convert_openai(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
@@ -38,8 +40,8 @@ def function_body(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
 
     A plain dict, for the caller to wrap; the parameters in it are read-only.
     """
-    check_description(tool.description, ctx)
-    body: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    description = fit_description(tool.description, ctx)
+    body: dict[str, Any] = {"name": tool.name, "description": description}
     if ctx.strict:
         schema, table = tool.schema_and_table()
         body["parameters"] = compiled(schema, table, ctx, "openai", compile_openai_strict)

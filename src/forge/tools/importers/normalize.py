@@ -136,7 +136,10 @@ def _root(schema: Any, notes: _Notes) -> dict[str, Any]:
     out.setdefault("properties", {})
     from forge.tools.schema._validation import check_json_schema
 
-    return check_json_schema(notes.tool, out)
+    rewrites: list[str] = []
+    checked = check_json_schema(notes.tool, out, rewrites)
+    notes.lines.extend(rewrites)
+    return checked
 
 
 def _node(node: Any, path: str, notes: _Notes) -> dict[str, Any]:

@@ -182,8 +182,10 @@ class ToolBuilder:
         from forge.tools.schema._validation import check_json_schema
 
         if isinstance(schema, Mapping):
-            checked = check_json_schema(name, schema)
-            return SchemaSource(checked, fn, call_style(name, fn, checked), is_coroutine(fn))
+            rewrites: list[str] = []
+            checked = check_json_schema(name, schema, rewrites)
+            style = call_style(name, fn, checked)
+            return SchemaSource(checked, fn, style, is_coroutine(fn), tuple(rewrites))
         if not (isinstance(schema, type) and hasattr(schema, "__pydantic_core_schema__")):
             raise ToolDefinitionError(
                 name, f"schema() needs a pydantic model class or a JSON Schema dict, got {schema!r}"

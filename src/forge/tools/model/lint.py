@@ -3,26 +3,24 @@
 It reports, per tool and per provider, what a provider would reject or what a
 conversion would change, so problems surface in CI rather than at the first
 API call. Errors are definitions that cannot be used as given; warnings are
-changes or risks.
+changes or risks. What an export would change or leave out comes from the
+export's own reports (`conversion_findings` over ``registry.conversion(...)``),
+so ``validate`` and ``export`` cannot disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from forge.tools.formats.report import NOTABLE
+
 if TYPE_CHECKING:
+    from forge.tools.formats.report import Conversion
     from forge.tools.model.tool import Tool
 
-__all__ = ["LintFinding", "lint_tool", "lint_tools"]
-
-MAX_DESCRIPTION = 1024
-# Keywords Gemini's OpenAPI-subset `Schema` has no field for: a conversion rewrites or drops them.
-_GEMINI_REWRITTEN = (
-    "$ref", "$defs", "additionalProperties", "patternProperties", "propertyNames", "const",
-    "oneOf", "allOf", "not", "if", "prefixItems", "contains", "dependentRequired",
-)  # fmt: skip
+__all__ = ["LintFinding", "conversion_findings", "lint_tool", "lint_tools"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,9 +59,8 @@ def lint_tool(tool: Tool) -> list[LintFinding]:
 
     if not tool.description.strip():
         add("all", "error", "the description is empty; models choose tools by their description")
-    elif len(tool.description) > MAX_DESCRIPTION:
-        add("openai", "error", f"the description is {len(tool.description)} characters; "
-            f"OpenAI rejects more than {MAX_DESCRIPTION}")  # fmt: skip
+    for line in tool.schema_rewrites:
+        add("all", "warning", f"the schema was rewritten to JSON Schema 2020-12: {line}")
     schema = tool.parameters
     for path, prop in _properties(schema):
         if not isinstance(prop, Mapping) or not prop.get("description"):
@@ -75,10 +72,29 @@ def lint_tool(tool: Tool) -> list[LintFinding]:
     if opened:
         add("openai", "warning", f"strict mode closes objects that allow extra keys ({opened}): "
             "additionalProperties becomes false")  # fmt: skip
-    used = sorted({k for k in _keywords(schema) if k in _GEMINI_REWRITTEN})
-    if used:
-        add("gemini", "warning", f"the schema uses {', '.join(used)}, which Gemini does not "
-            "accept as is; the conversion inlines or rewrites them")  # fmt: skip
+    return out
+
+
+def conversion_findings(
+    conversions: Iterable[Conversion], *, actions: Collection[str] = NOTABLE
+) -> list[LintFinding]:
+    """One finding per change of each export whose action is in ``actions``.
+
+    A tool left out is an error. By default the warnings are what was shortened,
+    moved into a description, dropped or sent without strict mode; notes and
+    faithful rewrites (inlined references, ``nullable``) are not findings: the
+    reports hold them.
+    """
+    out: list[LintFinding] = []
+    for conversion in conversions:
+        provider = conversion.provider + (" (strict)" if conversion.strict else "")
+        for report in conversion.reports:
+            for change in (c for c in report.changes if c.action in actions):
+                severity: Literal["error", "warning"] = (
+                    "error" if change.action == "excluded" else "warning"
+                )
+                out.append(LintFinding(tool=report.tool, provider=provider, severity=severity,
+                                       message=str(change)))  # fmt: skip
     return out
 
 
@@ -124,19 +140,3 @@ def _open_objects(schema: Any, path: str = "(root)") -> list[str]:
     for name, prop in (schema.get("properties") or {}).items():
         out.extend(_open_objects(prop, name if path == "(root)" else f"{path}.{name}"))
     return out
-
-
-def _keywords(schema: Any) -> Iterator[str]:
-    if isinstance(schema, Mapping):
-        for key, value in schema.items():
-            if key == "additionalProperties" and value is False:
-                continue  # closing an object loses nothing when dropped
-            yield str(key)
-            if key in ("properties", "$defs", "patternProperties") and isinstance(value, Mapping):
-                for sub in value.values():
-                    yield from _keywords(sub)
-            elif key not in {"enum", "const"}:
-                yield from _keywords(value)
-    elif isinstance(schema, list):
-        for item in schema:
-            yield from _keywords(item)

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from forge.core.errors import UnsupportedProviderError
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -49,6 +50,9 @@ class PromptOptions:
     """Only tools of these categories (``None``: all)."""
     max_examples_per_tool: int | None = None
     """Show at most this many examples per tool (``None``: all)."""
+    shortened_for: str | None = None
+    """Instead of the listing, only the parts of descriptions that ``to_provider(provider)``
+    cut to fit the provider's limit, for the system prompt (``""`` when nothing was cut)."""
 
     @classmethod
     def build(
@@ -58,7 +62,14 @@ class PromptOptions:
 
         Raises:
             ValueError: An unknown category or a negative example limit.
+            UnsupportedProviderError: ``shortened_for`` is not a provider.
         """
+        provider = options.get("shortened_for")
+        if provider is not None:
+            from forge.tools.formats.limits import LIMITS
+
+            if provider not in LIMITS:
+                raise UnsupportedProviderError(provider, list(LIMITS))
         parsed = None
         if categories is not None:
             if isinstance(categories, str):
@@ -101,12 +112,15 @@ class PromptKeywords(TypedDict, total=False):
     group_by_category: bool
     categories: Iterable[ToolCategory | str] | None
     max_examples_per_tool: int | None
+    shortened_for: str | None
 
 
 def render_prompt(tools: Sequence[Tool], options: PromptOptions) -> str:
     """Render the tools as prompt text, following ``options``."""
     wanted = options.categories
     chosen = [t for t in tools if wanted is None or t.metadata.category in wanted]
+    if options.shortened_for is not None:
+        return _shortened(chosen, options.shortened_for)
     if not chosen:
         return f"{HEADER}\n\n(no tools)"
     if not options.group_by_category:
@@ -118,6 +132,24 @@ def render_prompt(tools: Sequence[Tool], options: PromptOptions) -> str:
             title = _SECTION_NAMES.get(category, category.value.upper()) + " TOOLS:"
             sections.append(title + "\n" + "\n\n".join(_tool_block(t, options) for t in members))
     return HEADER + "\n\n" + "\n\n".join(sections)
+
+
+def _shortened(tools: Sequence[Tool], provider: str) -> str:
+    """The text `to_provider` cut from each description for ``provider`` (the same split)."""
+    from forge.tools.formats.limits import LIMITS, shorten
+
+    limit = LIMITS[provider].max_description
+    if limit is None:
+        return ""
+    lines = []
+    for tool in tools:
+        cut = shorten(tool.description, limit)[1]
+        if cut:
+            lines.append(f"- {tool.name} (continued): {' '.join(cut.split())}")
+    if not lines:
+        return ""
+    head = f"More about the tools (their descriptions were cut to fit {provider}'s limit):"
+    return "\n".join([head, *lines])
 
 
 def _tool_block(tool: Tool, options: PromptOptions) -> str:

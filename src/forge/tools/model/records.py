@@ -45,7 +45,8 @@ def from_record(record: Mapping[str, Any]) -> Tool:
         raise ToolDefinitionError(
             name, f"a tool record needs a callable 'handler', got {type(handler).__name__}"
         )
-    schema = _parameters(name, record)
+    rewrites: list[str] = []
+    schema = _parameters(name, record, rewrites)
     from forge.tools.schema._sources import SchemaSource, call_style
 
     options = {k: v for k, v in record.items() if k in OPTION_NAMES}
@@ -57,7 +58,11 @@ def from_record(record: Mapping[str, Any]) -> Tool:
         handler=handler,
         output_schema=_output_schema(name, record),
         source=SchemaSource(
-            schema, handler, call_style(name, handler, schema), is_coroutine(handler)
+            schema,
+            handler,
+            call_style(name, handler, schema),
+            is_coroutine(handler),
+            tuple(rewrites),
         ),
         **fields,
     )
@@ -66,7 +71,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     return result
 
 
-def _parameters(name: str, record: Mapping[str, Any]) -> dict[str, Any]:
+def _parameters(name: str, record: Mapping[str, Any], rewrites: list[str]) -> dict[str, Any]:
     from forge.tools.schema._validation import check_json_schema
 
     given = [k for k in _SCHEMA_KEYS if k in record]
@@ -85,7 +90,7 @@ def _parameters(name: str, record: Mapping[str, Any]) -> dict[str, Any]:
             return parameters_schema(params)
         except (TypeError, ValueError) as exc:
             raise ToolDefinitionError(name, f"invalid parameter list: {exc}") from None
-    return check_json_schema(name, value)
+    return check_json_schema(name, value, rewrites)
 
 
 def _output_schema(name: str, record: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -95,6 +95,15 @@ class Tool:
         return (self._compiled or self.compile_()).parameters
 
     @property
+    def schema_rewrites(self) -> tuple[str, ...]:
+        """What upgrading the given parameters schema to JSON Schema 2020-12 changed.
+
+        One line per rewrite (older-draft forms such as ``"exclusiveMinimum": true``),
+        naming where and what; empty for a schema that needed none.
+        """
+        return tuple(getattr(self.source, "rewrites", ()))
+
+    @property
     def cheap(self) -> bool:
         """Whether the handler runs inline (``placement="inline"``)."""
         return self.placement == "inline"

@@ -97,6 +97,8 @@ class SchemaSource:
     fn: Callable[..., Any] | None
     call_style: CallStyle
     is_async: bool
+    rewrites: tuple[str, ...] = ()
+    """What upgrading the schema given to draft 2020-12 changed (`check_json_schema`)."""
 
     def compile(self, name: str) -> Compiled:
         validate = SchemaValidator(name, self.schema)

@@ -16,11 +16,14 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
+from forge.core.logging import get_logger
 from forge.tools.values._readonly import thaw
 
 __all__ = ["SchemaValidator", "arguments_validator", "check_json_schema", "describe_value"]
 
 Validate = Callable[[Any], dict[str, Any]]
+
+logger = get_logger("tools.schema")
 
 _PYDANTIC_KINDS = {
     "missing": "missing",
@@ -212,9 +215,17 @@ class SchemaValidator:
         return out
 
 
-def check_json_schema(tool_name: str, schema: Any) -> dict[str, Any]:
-    """Check a parameters schema: a valid JSON Schema whose ``type`` is ``"object"``."""
+def check_json_schema(
+    tool_name: str, schema: Any, rewrites: list[str] | None = None
+) -> dict[str, Any]:
+    """Check a parameters schema: a valid JSON Schema whose ``type`` is ``"object"``.
+
+    Older-draft forms are rewritten to draft 2020-12 first (`forge.tools.schema._drafts`);
+    one line per rewrite is appended to ``rewrites`` and logged.
+    """
     import jsonschema_rs
+
+    from forge.tools.schema._drafts import upgrade_schema
 
     if not isinstance(schema, Mapping):
         raise ToolDefinitionError(
@@ -222,7 +233,11 @@ def check_json_schema(tool_name: str, schema: Any) -> dict[str, Any]:
         )
     # a plain deep copy: later edits of the caller's schema cannot reach the tool, and
     # jsonschema-rs takes no list subclass (a read-only schema from another tool) in a schema
-    checked: dict[str, Any] = thaw(schema)
+    checked, notes = upgrade_schema(thaw(schema))
+    for line in notes:
+        logger.warning("tool %r: schema rewritten to draft 2020-12: %s", tool_name, line)
+    if rewrites is not None:
+        rewrites.extend(notes)
     if checked.get("type") != "object":
         raise ToolDefinitionError(
             tool_name,

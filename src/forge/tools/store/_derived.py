@@ -13,30 +13,51 @@ from typing import TYPE_CHECKING, Any
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
+    from forge.tools.formats.report import Conversion, Errors
     from forge.tools.model.prompt import PromptOptions
     from forge.tools.model.tool import Tool
     from forge.tools.store._store import ToolSource
 
-__all__ = ["prompt_text", "provider_definitions", "search_tools"]
+__all__ = ["prompt_text", "provider_conversion", "provider_definitions", "search_tools"]
+
+
+def provider_conversion(
+    store: ToolSource,
+    provider: str,
+    *,
+    allowed: Iterable[str] | None = None,
+    strict: bool = False,
+    errors: Errors = "report",
+) -> Conversion:
+    """The tools in a provider's wire format with one report per tool (see `ToolRegistry`).
+
+    Cached until the store changes; the definitions in it are read-only.
+    """
+    from forge.tools.formats import convert_all
+
+    keep = None if allowed is None else frozenset(allowed)
+
+    def build(tools: list[Tool]) -> Conversion:
+        chosen = [t for t in tools if keep is None or t.name in keep]
+        return convert_all(chosen, provider, strict=strict, errors=errors)
+
+    return store.derived(("to_provider", provider, bool(strict), keep, errors), build)
 
 
 def provider_definitions(
-    store: ToolSource, provider: str, *, allowed: Iterable[str] | None = None, strict: bool = False
+    store: ToolSource,
+    provider: str,
+    *,
+    allowed: Iterable[str] | None = None,
+    strict: bool = False,
+    errors: Errors = "report",
 ) -> list[Any]:
     """The tools in a provider's wire format, in registration order (see `ToolRegistry`).
 
     The definitions are cached and read-only; the list is new on each call.
     """
-    from forge.tools.formats import to_provider
-
-    keep = None if allowed is None else frozenset(allowed)
-
-    def build(tools: list[Tool]) -> list[Any]:
-        chosen = [t for t in tools if keep is None or t.name in keep]
-        return to_provider(chosen, provider, strict=strict)
-
-    cached = store.derived(("to_provider", provider, bool(strict), keep), build)
-    return list(cached)
+    conversion = provider_conversion(store, provider, allowed=allowed, strict=strict, errors=errors)
+    return list(conversion.definitions)
 
 
 def search_tools(

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from forge.core.errors import SchemaConversionError, UnsupportedProviderError
 from forge.tools import ToolRegistry, from_record, tool
-from forge.tools.formats import PROVIDERS, convert, to_provider
+from forge.tools.formats import PROVIDERS, convert, to_anthropic, to_openai, to_provider
 
 
 class Address(BaseModel):
@@ -106,6 +106,8 @@ def test_per_tool_helpers_share_the_to_provider_code() -> None:
     assert find.to_openai_schema() == to_provider([find], "openai")[0]
     assert find.to_openai_schema(strict=True) == to_provider([find], "openai", strict=True)[0]
     assert find.to_anthropic_schema(strict=True) == to_provider([find], "anthropic", strict=True)[0]
+    assert to_openai(grow, strict=True) == to_provider([grow], "openai", strict=True)[0]
+    assert to_anthropic(grow, strict=True) == to_provider([grow], "anthropic", strict=True)[0]
 
 
 def test_registry_caches_per_provider_strict_and_allowed() -> None:
@@ -129,15 +131,22 @@ def test_unknown_provider_lists_every_supported_one() -> None:
     assert len(PROVIDERS) == 9
 
 
-def test_recursive_schema_fails_for_gemini_naming_tool_keyword_provider() -> None:
-    """Gemini needs references inlined: a recursive model fails, naming what and where."""
-    with pytest.raises(SchemaConversionError) as info:
-        to_provider([grow], "gemini")
-    err = info.value
-    assert (err.tool_name, err.keyword, err.provider) == ("grow", "$ref", "gemini")
-    assert "recursive" in str(err)
-    assert isinstance(err, ValueError)
-    assert pickle.loads(pickle.dumps(err)).keyword == "$ref"
+def test_recursive_schema_goes_to_gemini_as_json_schema(sdk: Any) -> None:
+    """A recursive model (beyond the OpenAPI subset) is sent whole as parametersJsonSchema."""
+    registry = ToolRegistry([find, grow])
+    [wrapper] = registry.to_provider("gemini")
+    first, second = wrapper["functionDeclarations"]
+    assert "parameters" in first
+    assert second["parametersJsonSchema"] == grow.parameters
+    assert "parameters" not in second
+    sdk["gemini"](second)
+    declaration, report = convert(grow, "gemini", errors="raise")  # lossless: never an error
+    assert declaration == second
+    [change] = report.changes
+    assert (change.keyword, change.action) == ("$ref", "rewritten")
+    assert "recursive" in change.detail
+    assert "parametersJsonSchema" in change.detail
+    assert report.lossless
 
 
 def test_recursive_schema_is_kept_for_openai_strict(sdk: Any) -> None:
@@ -147,10 +156,20 @@ def test_recursive_schema_is_kept_for_openai_strict(sdk: Any) -> None:
     assert "$defs" in out["function"]["parameters"]
 
 
-def test_recursive_schema_fails_for_anthropic_strict() -> None:
-    """Anthropic strict has no recursion: the conversion fails instead of looping."""
-    with pytest.raises(SchemaConversionError, match="anthropic"):
-        to_provider([grow], "anthropic", strict=True)
+def test_recursive_schema_falls_back_from_anthropic_strict(sdk: Any) -> None:
+    """Anthropic strict has no recursion: the tool goes without strict mode, or raises if asked."""
+    out, report = convert(grow, "anthropic", strict=True)
+    sdk["anthropic"](out)
+    assert "strict" not in out
+    assert out["input_schema"] == grow.parameters
+    assert report.changes[0].action == "fallback"
+    assert "recursive" in report.changes[0].detail
+    with pytest.raises(SchemaConversionError, match="anthropic") as info:
+        to_provider([grow], "anthropic", strict=True, errors="raise")
+    err = info.value
+    assert (err.tool_name, err.keyword, err.provider) == ("grow", "$ref", "anthropic")
+    assert isinstance(err, ValueError)
+    assert pickle.loads(pickle.dumps(err)).keyword == "$ref"
 
 
 def _schema_tool(schema: dict[str, Any], description: str = "d") -> Any:
@@ -159,32 +178,61 @@ def _schema_tool(schema: dict[str, Any], description: str = "d") -> Any:
     )
 
 
-def test_open_object_with_properties_cannot_be_strict() -> None:
-    """Listed properties plus open extra keys cannot be closed: a clear error, not a loss."""
+def test_open_object_with_properties_cannot_be_strict(sdk: Any) -> None:
+    """Listed properties plus open extra keys cannot be closed: sent non-strict, or an error."""
     t = _schema_tool({"type": "object", "properties": {"a": {"type": "string"}},
                       "additionalProperties": True})  # fmt: skip
     with pytest.raises(SchemaConversionError) as info:
-        to_provider([t], "openai", strict=True)
+        to_provider([t], "openai", strict=True, errors="raise")
     assert info.value.keyword == "additionalProperties"
-    assert to_provider([t], "openai")[0]["function"]["parameters"]["additionalProperties"]
+    out, report = convert(t, "openai", strict=True)
+    sdk["openai"](out)
+    assert "strict" not in out["function"]
+    assert out["function"]["parameters"]["additionalProperties"]
+    assert [(c.keyword, c.action) for c in report.changes] == [("additionalProperties", "fallback")]
+    responses = to_provider([t], "openai-responses", strict=True)[0]
+    sdk["openai-responses"](responses)
+    assert responses["strict"] is False
 
 
-def test_all_of_that_cannot_merge_fails() -> None:
-    """allOf of two schemas cannot be strict, and conflicting allOf cannot be Gemini."""
+def test_all_of_that_cannot_merge(sdk: Any) -> None:
+    """allOf of two schemas cannot be strict, nor Gemini's subset: a fallback each, or an error."""
     t = _schema_tool({"type": "object", "properties": {"a": {"allOf": [
         {"type": "string"}, {"type": "integer"}]}}})  # fmt: skip
     with pytest.raises(SchemaConversionError, match="allOf"):
-        to_provider([t], "openai", strict=True)
-    with pytest.raises(SchemaConversionError, match="allOf"):
-        to_provider([t], "gemini")
+        to_provider([t], "openai", strict=True, errors="raise")
+    declaration, report = convert(t, "gemini")
+    sdk["gemini"](declaration)
+    assert declaration["parametersJsonSchema"] == t.parameters
+    assert report.changes[0].keyword == "allOf"
 
 
-def test_long_description_fails_for_openai_only() -> None:
-    """OpenAI-style APIs cap descriptions at 1,024 characters; MCP does not."""
-    t = _schema_tool({"type": "object", "properties": {}}, description="x" * 1025)
-    with pytest.raises(SchemaConversionError, match="description"):
-        to_provider([t], "openai")
-    assert to_provider([t], "mcp")[0]["description"] == "x" * 1025
+LONG = (
+    "Fetches a URL from the internet and extracts its contents as markdown. "
+    "Although originally you did not have internet access, this tool now grants it. "
+) * 20
+
+
+def test_long_description_is_shortened_at_a_sentence_for_openai(sdk: Any) -> None:
+    """Over 1,024 characters: cut after a whole sentence and reported; errors="raise" raises."""
+    t = _schema_tool({"type": "object", "properties": {}}, description=LONG)
+    for provider in ("openai", "openai-responses"):
+        out, report = convert(t, provider)
+        sdk[provider](out)
+        text = out["function"]["description"] if provider == "openai" else out["description"]
+        assert 900 < len(text) <= 1024
+        assert text.endswith("markdown.")
+        assert LONG.startswith(text + " ")
+        [change] = report.changes
+        assert (change.keyword, change.action) == ("description", "shortened")
+        assert f"{len(LONG)} characters; " + provider + " takes at most 1024" in change.detail
+        assert not report.lossless
+        with pytest.raises(SchemaConversionError, match="1024") as info:
+            convert(t, provider, errors="raise")
+        assert (info.value.tool_name, info.value.provider) == ("s", provider)
+    for provider in ("mcp", "anthropic", "gemini", "mistral"):
+        assert convert(t, provider)[1].changes == ()
+    assert to_provider([t], "mcp")[0]["description"] == LONG
 
 
 def test_gemini_translates_what_its_subset_lacks(sdk: Any) -> None:
@@ -261,14 +309,15 @@ def test_strict_size_limits_fail_clearly() -> None:
     for _ in range(11):
         deep = {"type": "object", "properties": {"x": deep}, "required": ["x"]}
     with pytest.raises(SchemaConversionError, match="nest 11 levels"):
-        to_provider([_schema_tool(deep)], "openai", strict=True)
+        to_provider([_schema_tool(deep)], "openai", strict=True, errors="raise")
+    assert convert(_schema_tool(deep), "openai", strict=True)[1].changes[0].action == "fallback"
     many = {"type": "object", "properties": {"e": {"type": "integer", "enum": list(range(1001))}}}
     with pytest.raises(SchemaConversionError, match="enum values; the limit is 1000"):
-        to_provider([_schema_tool(many)], "openai", strict=True)
+        to_provider([_schema_tool(many)], "openai", strict=True, errors="raise")
     wide = {"type": "object", "properties": {f"p{i}": {"type": "object", "properties": {
         f"q{j}": {"type": "integer"} for j in range(500)}} for i in range(11)}}  # fmt: skip
     with pytest.raises(SchemaConversionError, match="5511 properties"):
-        to_provider([_schema_tool(wide)], "openai", strict=True)
+        to_provider([_schema_tool(wide)], "openai", strict=True, errors="raise")
 
 
 def test_memo_replays_the_report_and_survives_clearing() -> None:
