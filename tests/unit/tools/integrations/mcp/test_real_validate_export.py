@@ -37,9 +37,14 @@ FULL = "cli_registries:full"
 SUBSET = "cli_registries:subset"
 # Keywords that carry meaning in Gemini's OpenAPI subset (titles and comments do not).
 _MEANING = (
-    "type", "format", "description", "enum", "minimum", "maximum", "minLength", "maxLength",
-    "minItems", "maxItems", "pattern", "required", "default", "nullable",
+    "type", "format", "description", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems",
+    "uniqueItems", "minProperties", "maxProperties", "pattern", "required", "default", "nullable",
 )  # fmt: skip
+# Where a JSON Schema keyword holds one sub-schema, a map of them, or a list of them.
+_ONE = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
+_MAP = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 
 def _array_output_tool() -> Tool | None:
@@ -150,9 +155,10 @@ def _rewrites(provider: str, tool: Tool, definition: Mapping[str, Any]) -> bool:
     name, description, schema = _parts(provider, definition)
     if name != tool.name or description != tool.description:
         return True
+    ours, theirs = _spelled(tool.parameters), _spelled(schema)
     if provider == "gemini" and "parameters" in definition:
-        return _meaning(schema, schema) != _meaning(tool.parameters, tool.parameters)
-    return bool(schema != tool.parameters)
+        return _meaning(theirs, theirs) != _meaning(ours, ours)
+    return bool(theirs != ours)
 
 
 def _parts(provider: str, d: Mapping[str, Any]) -> tuple[str, str | None, Any]:
@@ -166,6 +172,23 @@ def _parts(provider: str, d: Mapping[str, Any]) -> tuple[str, str | None, Any]:
     if provider == "gemini":
         key = "parameters" if "parameters" in d else "parametersJsonSchema"
     return d["name"], d.get("description"), d.get(key)
+
+
+def _spelled(schema: Any) -> Any:
+    """``schema`` with each ``true`` sub-schema spelled ``{}`` (the same schema)."""
+    if schema is True:
+        return {}
+    if not isinstance(schema, Mapping):
+        return schema
+    out = dict(schema)
+    for key, value in schema.items():
+        if key in _ONE:
+            out[key] = _spelled(value)
+        elif key in _MAP and isinstance(value, Mapping):
+            out[key] = {k: _spelled(v) for k, v in value.items()}
+        elif key in _LIST and isinstance(value, list):
+            out[key] = [_spelled(v) for v in value]
+    return out
 
 
 def _meaning(node: Any, root: Any, seen: tuple[str, ...] = ()) -> Any:
