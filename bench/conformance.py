@@ -20,11 +20,12 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -82,10 +83,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scenario", action="append", help="Only this scenario (repeatable).")
     parser.add_argument("--json", action="store_true", help="Print JSON instead of Markdown.")
+    parser.add_argument("--jobs", type=int, default=2, help="Client scenarios run at once.")
     args = parser.parse_args(argv)
     node, cli = install()
     chosen = set(args.scenario or ())
-    outcomes = run_all(node, cli, chosen)
+    outcomes = run_all(node, cli, chosen, jobs=args.jobs)
     if args.json:
         print(json.dumps([asdict(o) for o in outcomes], indent=2))
     else:
@@ -134,8 +136,12 @@ def _npm_env() -> dict[str, str]:
 # -- running the scenarios --------------------------------------------------------------------
 
 
-def run_all(node: Path, cli: Path, chosen: set[str]) -> list[Outcome]:
-    """Run every (chosen) server scenario, then every (chosen) client scenario."""
+def run_all(node: Path, cli: Path, chosen: set[str], *, jobs: int = 2) -> list[Outcome]:
+    """Run every (chosen) server scenario, then every (chosen) client scenario.
+
+    Client scenarios check reconnection timing (``sse-retry``), so ``jobs`` of them run at
+    once; on a loaded machine use 1.
+    """
     servers = [s for s in scenarios(node, cli, "server") if not chosen or s in chosen]
     clients = [s for s in scenarios(node, cli, "client") if not chosen or s in chosen]
     unknown = chosen - set(servers) - set(clients)
@@ -146,16 +152,12 @@ def run_all(node: Path, cli: Path, chosen: set[str]) -> list[Outcome]:
         if servers:
             with forge_server() as url:
                 outcomes += _each(servers, lambda s: run_server(node, cli, url, s, Path(out)), 4)
-        client = (
-            f"{shlex_quote(sys.executable)} {shlex_quote(str(BENCH / '_conformance_client.py'))}"
-        )
-        # Client scenarios check reconnection timing: two at a time keeps that honest on 2 CPUs.
-        outcomes += _each(clients, lambda s: run_client(node, cli, client, s, Path(out)), 2)
+        client = shlex.join([sys.executable, str(BENCH / "_conformance_client.py")])
+        outcomes += _each(clients, lambda s: run_client(node, cli, client, s, Path(out)), jobs)
     return outcomes
 
 
-def _each(names: list[str], run: object, workers: int) -> list[Outcome]:
-    assert callable(run)
+def _each(names: list[str], run: Callable[[str], Outcome], workers: int) -> list[Outcome]:
     with ThreadPoolExecutor(workers) as pool:
         return list(pool.map(run, names))
 
@@ -278,13 +280,6 @@ def table(outcomes: Sequence[Outcome]) -> str:
     rows += [f"| {o.side} | `{o.scenario}` | {o.verdict} | {o.why.replace('|', '/')} |"
              for o in outcomes]  # fmt: skip
     return "\n".join(rows)
-
-
-def shlex_quote(text: str) -> str:
-    """Quote ``text`` for the shell the suite runs the client command with."""
-    import shlex
-
-    return shlex.quote(text)
 
 
 if __name__ == "__main__":
