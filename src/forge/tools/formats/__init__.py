@@ -120,8 +120,9 @@ def convert_all(
     With ``errors="report"`` (the default) every tool that can be sent is sent:
     a description over the provider's limit is shortened at a sentence
     boundary, a tool whose schema strict mode cannot express is sent without
-    strict mode, and only a tool the provider cannot take at all (a name it
-    rejects, one over its tool count) is left out; each report says which.
+    strict mode, only a tool the provider cannot take at all (a name it
+    rejects) is left out, and tools past the number one request takes are kept
+    with a note (choose which to send); each report says which.
     With ``errors="raise"`` any of these raises instead.
 
     Raises:
@@ -136,19 +137,24 @@ def convert_all(
     names: list[str] = []
     changes: list[tuple[SchemaChange, ...]] = []
     left_out: list[str] = []
+    over: list[str] = []
     for tool in tools:
         names.append(tool.name)
-        if errors == "report" and limits.max_tools is not None and len(out) >= limits.max_tools:
-            changes.append(too_many(provider, limits.max_tools))
-            left_out.append(tool.name)
-            continue
         ctx = Context(tool.name, provider, strict, errors)
         definition = convert_one_tool(tool, ctx, convert_one, limits, len(out))
         if definition is LEFT_OUT:
             left_out.append(tool.name)
+            changes.append(tuple(ctx.changes))
+            continue
+        if limits.max_tools is not None and len(out) >= limits.max_tools:
+            over.append(tool.name)
+            changes.append(tuple(ctx.changes) + too_many(provider, limits.max_tools))
         else:
-            out.append(definition)
-        changes.append(tuple(ctx.changes))
+            changes.append(tuple(ctx.changes))
+        out.append(definition)
+    if over:
+        logger.warning("the %s export has %d tools; one request takes at most %d (see "
+                       "registry.conversion)", provider, len(out), limits.max_tools)  # fmt: skip
     if left_out:
         logger.warning("%d tool(s) left out of the %s export (see registry.conversion): %s",
                        len(left_out), provider, ", ".join(left_out))  # fmt: skip

@@ -37,7 +37,7 @@ def convert_one_tool(
         problem = limits.name_problem(tool.name)
         if problem is not None:
             ctx.fail((), "name", f"{problem}; rename it (registry.renamed) for {ctx.provider}")
-        if limits.max_tools is not None and sent >= limits.max_tools:
+        if ctx.errors == "raise" and limits.max_tools is not None and sent >= limits.max_tools:
             ctx.fail((), "tools", _too_many(ctx.provider, limits.max_tools))
         return convert_one(tool, ctx)
     except SchemaConversionError as exc:
@@ -47,15 +47,19 @@ def convert_one_tool(
 
 
 def _too_many(provider: str, limit: int) -> str:
-    return (f"{provider} takes at most {limit} tools in one request; choose them with "
+    return (f"{provider} takes at most {limit} tools in one request; send fewer, chosen with "
             "registry.filtered(...) or registry.search(...)")  # fmt: skip
 
 
 @functools.lru_cache(maxsize=64)
 def too_many(provider: str, limit: int) -> tuple[SchemaChange]:
-    """The changes of a tool left out because ``limit`` tools came before it."""
-    return (SchemaChange(path="", keyword="tools", action="excluded",
-                         detail=_LEFT_OUT_PREFIX + _too_many(provider, limit)),)  # fmt: skip
+    """The note on a tool converted after ``limit`` others: one request cannot take them all.
+
+    Which tools a request needs is the caller's choice, so the export keeps them
+    all rather than dropping an arbitrary tail.
+    """
+    return (SchemaChange(path="", keyword="tools", action="over_limit",
+                         detail=_too_many(provider, limit)),)  # fmt: skip
 
 
 def _recover(

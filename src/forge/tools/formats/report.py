@@ -10,20 +10,21 @@ __all__ = ["ChangeAction", "Conversion", "ConversionReport", "Errors", "SchemaCh
 
 ChangeAction = Literal[
     "inlined", "rewritten", "moved_to_description", "removed", "added", "note",
-    "shortened", "fallback", "excluded",
+    "shortened", "fallback", "excluded", "over_limit",
 ]  # fmt: skip
 #: What a conversion does with what a provider cannot take: ``report`` converts
-#: every tool it can (shortening, falling back, leaving out the rest) and says so
-#: in the reports; ``raise`` raises `SchemaConversionError` at the first such tool.
+#: every tool it can (shortening, falling back, leaving out the rest; tools past
+#: a provider's count are kept with a note) and says so in the reports; ``raise``
+#: raises `SchemaConversionError` at the first such tool.
 Errors = Literal["report", "raise"]
 
 #: Actions after which the provider's definition says less than the canonical one.
 LOSSY: frozenset[str] = frozenset({"moved_to_description", "removed", "shortened", "excluded"})
 #: Actions a person should look at (shown by ``forge-tools validate``).
-NOTABLE: frozenset[str] = LOSSY | {"fallback"}
-#: What ``errors="raise"`` refuses: a description cut, strict mode dropped, a tool left out
-#: (``export`` warns about these on stderr).
-URGENT: frozenset[str] = frozenset({"shortened", "fallback", "excluded"})
+NOTABLE: frozenset[str] = LOSSY | {"fallback", "over_limit"}
+#: What ``errors="raise"`` refuses: a description cut, strict mode dropped, a tool left out,
+#: more tools than one request takes (``export`` warns about these on stderr).
+URGENT: frozenset[str] = frozenset({"shortened", "fallback", "excluded", "over_limit"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
