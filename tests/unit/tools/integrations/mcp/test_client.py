@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 from forge_test_tools import fails
-from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer, server_env, wait_for
+from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer, wait_for
 
 from forge.core.errors import ToolNotFoundError
 from forge.tools import ErrorKind, ToolRegistry
@@ -21,7 +21,6 @@ pytestmark = pytest.mark.slow  # real MCP server subprocesses
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_dotted_server.py")]
 ODD_SERVER = [sys.executable, str(SERVERS / "sdk_odd_server.py")]
-ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}  # the servers run the code under test
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

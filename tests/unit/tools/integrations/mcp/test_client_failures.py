@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env, wait_for
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, wait_for
 
 from forge.tools import ErrorKind, ToolRegistry
 from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_tools
@@ -22,7 +22,6 @@ from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_t
 pytestmark = pytest.mark.slow  # real MCP server subprocesses
 
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
-ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}
 HUNG = "import os, sys, time; open(sys.argv[1], 'a').write(f'{os.getpid()}\\n'); time.sleep(600)"
 
 
