@@ -43,18 +43,10 @@ NOT_YET = {
     "tools-call-audio": _ISSUE_14 + "audio content",
     "tools-call-embedded-resource": _ISSUE_14 + "embedded resources",
     "tools-call-mixed-content": _ISSUE_14 + "mixed content blocks",
-    "tools-call-with-logging": "issue 14 lets a tool send log notifications while it runs",
-    "tools-call-with-progress": "issue 14 lets a tool report progress while it runs",
 }
-_NO_CALLBACK = "a forge-tools tool cannot call back into the client ({})"
 _TOOLS_ONLY = "forge-tools serves tools only, no {}"
 NOT_APPLICABLE = {
-    "logging-set-level": _TOOLS_ONLY.format("logging capability"),
     "completion-complete": _TOOLS_ONLY.format("prompts or resource templates to complete"),
-    "tools-call-sampling": _NO_CALLBACK.format("sampling"),
-    "tools-call-elicitation": _NO_CALLBACK.format("elicitation"),
-    "elicitation-sep1034-defaults": _NO_CALLBACK.format("elicitation"),
-    "elicitation-sep1330-enums": _NO_CALLBACK.format("elicitation"),
     "resources-*": _TOOLS_ONLY.format("resources"),
     "prompts-*": _TOOLS_ONLY.format("prompts"),
     "elicitation-sep1034-client-defaults": (
