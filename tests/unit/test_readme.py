@@ -433,6 +433,24 @@ def test_conversion_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert namespace["registry"].to_provider("openai") == [weather, fetch]
 
 
+# -- Talking to the caller --------------------------------------------------------------
+
+
+def test_channel_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """The tool asks, reports three steps and logs; the callbacks see it all."""
+    import asyncio
+    import textwrap
+
+    body = "async def main():\n" + textwrap.indent(blocks()["channel"], "    ")
+    body += "\n    return result, seen\n"
+    namespace: dict[str, Any] = {"__name__": "readme"}
+    exec(compile(body, "README.md <!-- test: channel -->", "exec", dont_inherit=True), namespace)
+    result, seen = asyncio.run(namespace["main"]())
+    assert result.output == "report with 3 rows"
+    assert [p.message for p in seen] == ["row 1", "row 2", "row 3"]
+    assert "LogMessage(level='info', message='3 rows built'" in capsys.readouterr().out
+
+
 # -- Claims in the text -----------------------------------------------------------------
 
 
@@ -440,7 +458,7 @@ def test_every_tested_block_is_run() -> None:
     """Each marked block has a test here (a new block cannot go untested)."""
     tested = {"define", "roundtrip-openai", "roundtrip-responses", "roundtrip-anthropic",
               "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain",
-              "conversion"}  # fmt: skip
+              "conversion", "channel"}  # fmt: skip
     assert set(blocks()) == tested
 
 
