@@ -44,7 +44,7 @@ from forge.tools import (
 from forge.tools.integrations.mcp._channel import ClientChannel, LogLevels
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp._listing import listable_tools
-from forge.tools.integrations.mcp.runner import CLIENT_CALLBACKS, CallRunner, executor_runner
+from forge.tools.integrations.mcp.runner import CLIENT, CallRunner, executor_runner
 from forge.tools.registry import EVENTS
 from forge.tools.values._jsonable import to_jsonable
 from forge.tools.values._readonly import thaw
@@ -184,11 +184,11 @@ class MCPToolServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         name = params.name
-        token = CLIENT_CALLBACKS.set(ClientChannel(ctx, self._log_levels).callbacks())
+        token = CLIENT.set(ClientChannel(ctx, self._log_levels))
         try:
             result = await self.runner(name, dict(params.arguments or {}))
         finally:
-            CLIENT_CALLBACKS.reset(token)
+            CLIENT.reset(token)
         if result.error_kind is ErrorKind.UNKNOWN_TOOL:
             raise MCPError(types.INVALID_PARAMS, result.error or f"Unknown tool: {name}")
         found = self.registry.get(name)

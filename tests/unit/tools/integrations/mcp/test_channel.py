@@ -328,3 +328,50 @@ def test_the_clients_cancel_kills_an_isolated_process(target: Any, tmp_path: Pat
             await _wait_for(lambda: gone(pid), "the child's death")
 
     run(body)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_cancelled_call_is_recorded_as_cancelled(mode: str, tmp_path: Path) -> None:
+    """The executor's metrics count the client's cancel as ``cancelled``, not as a failure."""
+    from channel_tools import registry
+
+    from forge.tools import ToolExecutor
+    from forge.tools.integrations.mcp import MCPToolServer
+    from forge.tools.integrations.mcp.serve import serve_http
+
+    marker = tmp_path / "marker"
+    executor = ToolExecutor(registry, metrics=True)
+
+    async def body() -> Any:
+        listening: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        serving = asyncio.create_task(serve_http(
+            MCPToolServer(registry, executor=executor), port=0,
+            on_started=lambda host, port: listening.set_result(port),
+        ))  # fmt: skip
+        started = asyncio.Event()
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            started.set()
+
+        try:
+            url = f"http://127.0.0.1:{await listening}/mcp"
+            async with Client(url, mode=mode) as client:
+                call = asyncio.create_task(
+                    client.call_tool("wait_for_cancel", {"marker": str(marker)},
+                                     progress_callback=on_progress)
+                )  # fmt: skip
+                await started.wait()
+                call.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await call
+                await _wait_for(lambda: executor.metrics.snapshot().tools, "the record")
+        finally:
+            serving.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await serving
+        return executor.metrics.snapshot()
+
+    recorded = run(body)["wait_for_cancel"]
+    assert (recorded.calls, recorded.cancelled, recorded.failures) == (1, 1, 0)
+    assert marker.read_text() == "cancelled"
+    executor.close()
