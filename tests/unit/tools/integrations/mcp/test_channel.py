@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -330,48 +331,94 @@ def test_the_clients_cancel_kills_an_isolated_process(target: Any, tmp_path: Pat
     run(body)
 
 
+@asynccontextmanager
+async def served(executor: Any) -> AsyncIterator[str]:
+    """Serve the channel tools over HTTP in this process (so coverage sees the server side)."""
+    from channel_tools import registry
+
+    from forge.tools.integrations.mcp import MCPToolServer
+    from forge.tools.integrations.mcp.serve import serve_http
+
+    listening: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    serving = asyncio.create_task(serve_http(
+        MCPToolServer(registry, executor=executor), port=0,
+        on_started=lambda host, port: listening.set_result(port),
+    ))  # fmt: skip
+    try:
+        yield f"http://127.0.0.1:{await listening}/mcp"
+    finally:
+        serving.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await serving
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_a_cancelled_call_is_recorded_as_cancelled(mode: str, tmp_path: Path) -> None:
     """The executor's metrics count the client's cancel as ``cancelled``, not as a failure."""
     from channel_tools import registry
 
     from forge.tools import ToolExecutor
-    from forge.tools.integrations.mcp import MCPToolServer
-    from forge.tools.integrations.mcp.serve import serve_http
 
     marker = tmp_path / "marker"
     executor = ToolExecutor(registry, metrics=True)
 
     async def body() -> Any:
-        listening: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        serving = asyncio.create_task(serve_http(
-            MCPToolServer(registry, executor=executor), port=0,
-            on_started=lambda host, port: listening.set_result(port),
-        ))  # fmt: skip
         started = asyncio.Event()
 
         async def on_progress(done: float, total: float | None, message: str | None) -> None:
             started.set()
 
-        try:
-            url = f"http://127.0.0.1:{await listening}/mcp"
-            async with Client(url, mode=mode) as client:
-                call = asyncio.create_task(
-                    client.call_tool("wait_for_cancel", {"marker": str(marker)},
-                                     progress_callback=on_progress)
-                )  # fmt: skip
-                await started.wait()
-                call.cancel()
-                with pytest.raises(asyncio.CancelledError):
-                    await call
-                await _wait_for(lambda: executor.metrics.snapshot().tools, "the record")
-        finally:
-            serving.cancel()
+        async with served(executor) as url, Client(url, mode=mode) as client:
+            call = asyncio.create_task(
+                client.call_tool("wait_for_cancel", {"marker": str(marker)},
+                                 progress_callback=on_progress)
+            )  # fmt: skip
+            await started.wait()
+            call.cancel()
             with pytest.raises(asyncio.CancelledError):
-                await serving
+                await call
+            await _wait_for(lambda: executor.metrics.snapshot().tools, "the record")
         return executor.metrics.snapshot()
 
     recorded = run(body)["wait_for_cancel"]
     assert (recorded.calls, recorded.cancelled, recorded.failures) == (1, 1, 0)
     assert marker.read_text() == "cancelled"
+    executor.close()
+
+
+def test_the_whole_channel_in_one_process() -> None:
+    """Logs (filtered by setLevel), a question and a completion, with the server in-process."""
+    from channel_tools import registry
+
+    from forge.tools import ToolExecutor
+
+    logs: list[str] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logs.append(params.level)
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
+
+    async def complete(context: Any, params: types.CreateMessageRequestParams) -> Any:
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="hi"), model="m"
+        )
+
+    executor = ToolExecutor(registry)
+
+    async def body() -> list[str]:
+        async with served(executor) as url, Client(
+            url, mode="legacy", logging_callback=on_log, elicitation_callback=answer,
+            sampling_callback=complete,
+        ) as client:  # fmt: skip
+            with pytest.warns(MCPDeprecationWarning):
+                await client.set_logging_level("info")
+            answers = [text(await client.call_tool("chatty", {}))]
+            answers.append(text(await client.call_tool("ask_user", {"question": "Who?"})))
+            answers.append(text(await client.call_tool("ask_model", {"prompt": "Hi"})))
+            return answers
+
+    assert run(body) == ["logged", "Ada is 36", "m said 'hi'"]
+    assert logs == ["info", "warning", "error"]
     executor.close()
