@@ -371,6 +371,11 @@ class FactorySource:
     provider: _Provider
     is_async: bool
 
+    @property
+    def returns(self) -> Callable[..., Any] | None:
+        """The method whose return annotation describes the output (a `BaseTool` has none)."""
+        return None if self.spec.kind == "base_tool" else self.spec.cls.__call__
+
     def compile(self, name: str) -> Compiled:
         if self.spec.kind == "base_tool":
             return self._compile_base_tool(name)

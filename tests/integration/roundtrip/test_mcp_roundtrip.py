@@ -34,7 +34,7 @@ def _server(registry: ToolRegistry) -> Any:
             result = {"tools": registry.to_provider("mcp")}
         elif method == "tools/call":
             results = registry.execute_all(parse_tool_calls(message))
-            (result,) = format_results(results, "mcp")
+            (result,) = format_results(results, "mcp", tools=registry)
         else:
             body = {"jsonrpc": "2.0", "id": message["id"],
                     "error": {"code": -32601, "message": f"no method {method}"}}  # fmt: skip

@@ -41,6 +41,9 @@ EXPECTED_DEFINITION = {
         "additionalProperties": False,
     },
 }
+# From the ``-> str`` of the typed styles; declared by the others. Only MCP carries it.
+OUTPUT_SCHEMA = {"type": "string"}
+EXPECTED_NEUTRAL = {**EXPECTED_DEFINITION, "output_schema": OUTPUT_SCHEMA}
 
 
 def _report(location: str, unit: str) -> str:
@@ -62,6 +65,8 @@ def get_weather(location: str, unit: Unit = "c") -> str:
 # 2. BaseTool subclass (seed 004).
 class WeatherTool(BaseTool):
     """The weather tool as a seed-004 class."""
+
+    output_schema = OUTPUT_SCHEMA
 
     @property
     def name(self) -> str:
@@ -165,6 +170,7 @@ def _record_parameters() -> Any:
         "description": DESCRIPTION,
         "parameters": copy.deepcopy(JSON_SCHEMA),
         "handler": weather_kwargs,
+        "output_schema": OUTPUT_SCHEMA,
     }
 
 
@@ -174,6 +180,7 @@ def _record_mcp() -> Any:
         "description": DESCRIPTION,
         "inputSchema": copy.deepcopy(JSON_SCHEMA),
         "handler": weather_args,
+        "outputSchema": OUTPUT_SCHEMA,
     }
 
 
@@ -193,6 +200,7 @@ def _record_parameter_list() -> Any:
             },
         ],
         "handler": weather_args,
+        "outputSchema": OUTPUT_SCHEMA,
     }
 
 
@@ -224,13 +232,13 @@ def test_every_style_registers_the_same_definition() -> None:
         definitions[style] = reg.definitions()
     first = definitions["decorator"]
     assert all(d == first for d in definitions.values()), definitions
-    assert first == [EXPECTED_DEFINITION]
+    assert first == [EXPECTED_NEUTRAL]
 
 
 def test_definition_matches_expected(registry: ToolRegistry) -> None:
     """Each style's registered definition is exactly the expected name, description and schema."""
     assert registry.names() == [NAME]
-    assert registry.definitions() == [EXPECTED_DEFINITION]
+    assert registry.definitions() == [EXPECTED_NEUTRAL]
 
 
 def test_openai_format_matches(registry: ToolRegistry) -> None:

@@ -322,7 +322,11 @@ ENTRIES: dict[str, tuple[Entry, Callable[[Case], bool]]] = {
     "registry.aexecute_all": (_registry_aexecute_all, _always),
     "BaseTool.execute": (_base_tool, lambda c: c.name == "calc"),
     "mcp runner": (_mcp, _kwargs_only),
-    "mcp server": (_mcp_server, lambda c: _kwargs_only(c) and c.name != "nope"),
+    # A dry run has no output, which an MCP client checks against the tool's output schema.
+    "mcp server": (
+        _mcp_server,
+        lambda c: _kwargs_only(c) and c.name != "nope" and not c.context.get("dry_run"),
+    ),
     "langchain": (_langchain, lambda c: _kwargs_only(c) and not c.context and c.name != "nope"),
 }
 

@@ -49,6 +49,7 @@ SAMPLE: ToolOptions = {
     "deprecated": True,
     "replaced_by": "other",
     "extra": {"team": "tools"},
+    "output_schema": {"type": "integer", "description": "The number given."},
 }
 SCHEMA = {
     "type": "object",
@@ -125,6 +126,7 @@ def _seen(t: Tool) -> dict[str, Any]:
         "placement": t.placement,
         "max_concurrency": t.max_concurrency,
         "error_details": t.error_details,
+        "output_schema": t.output_schema,
     }
 
 

@@ -8,7 +8,8 @@ listed schema is ``{"type": "object", "properties": {"result": <schema>},
 as the SDK's own servers do. `WRAPPED_META` in the tool's and the result's
 ``_meta`` tells a client that knows it to unwrap. Every piece of the wrapping
 lives here (`needs_wrapping`, `wrap_output_schema`, `wrap_output`,
-`unwrap_output_schema`, `unwrap_output`).
+`unwrap_output_schema`, `unwrap_output`; the result side is shared with the
+result format, from `forge.tools.schema._wrapped`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.values._readonly import ReadOnlyDict
+from forge.tools.schema._wrapped import (
+    RESULT_KEY,
+    WRAPPED_META,
+    needs_wrapping,
+    unwrap_output,
+    wrap_output,
+)
+from forge.tools.values._readonly import ReadOnlyDict, freeze
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
@@ -33,21 +41,10 @@ __all__ = [
     "wrap_output_schema",
 ]
 
-RESULT_KEY = "result"
-"""The property that holds a wrapped output."""
-WRAPPED_META = "forge-tools/wrapped"
-"""``_meta`` key, ``true`` when the tool's ``outputSchema`` (on a tool) or the
-``structuredContent`` (on a result) wraps the real one under `RESULT_KEY`."""
-
 _ROOT_ONLY = ("$defs", "definitions", "$schema")
 """Keywords that must stay at the root of a schema that is wrapped."""
 _HINTS = (("read_only", "readOnlyHint"), ("destructive", "destructiveHint"),
           ("idempotent", "idempotentHint"), ("open_world", "openWorldHint"))  # fmt: skip
-
-
-def needs_wrapping(schema: Mapping[str, Any]) -> bool:
-    """Whether an output schema is not the plain object MCP 2025-11-25 lists as is."""
-    return schema.get("type") != "object"
 
 
 def wrap_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,18 +73,6 @@ def unwrap_output_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     return inner
 
 
-def wrap_output(value: Any) -> dict[str, Any]:
-    """The ``structuredContent`` of a wrapped output."""
-    return {RESULT_KEY: value}
-
-
-def unwrap_output(structured: Any) -> Any:
-    """The output inside a wrapped ``structuredContent`` (itself if it is not wrapped)."""
-    if isinstance(structured, Mapping) and RESULT_KEY in structured and len(structured) == 1:
-        return structured[RESULT_KEY]
-    return structured
-
-
 def convert_mcp(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     """Return ``{"name", "title"?, "description", "inputSchema", "outputSchema"?, "annotations"?}``.
 
@@ -105,7 +90,7 @@ def convert_mcp(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     output = tool.output_schema
     if output is not None:
         if needs_wrapping(output):
-            out["outputSchema"] = wrap_output_schema(output)
+            out["outputSchema"] = freeze(wrap_output_schema(output))
             out["_meta"] = ReadOnlyDict({WRAPPED_META: True})
             ctx.note(
                 (), "outputSchema", "rewritten",

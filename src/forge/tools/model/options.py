@@ -84,6 +84,10 @@ class ToolOptions(TypedDict, total=False):
     """The tool to use instead, when deprecated."""
     extra: Mapping[str, Any]
     """Free-form application data."""
+    output_schema: Mapping[str, Any] | bool | None
+    """The JSON Schema of the output. Default (or ``None``): from a typed function's
+    return annotation, if it gives one; ``False``: none; ``True``: from the return
+    annotation, which must give one (checked at once)."""
 
 
 OPTION_NAMES: Final = ToolOptions.__optional_keys__ | ToolOptions.__required_keys__
@@ -112,7 +116,26 @@ def tool_fields(name: str, options: Mapping[str, Any]) -> dict[str, Any]:
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(name, str(exc)) from None
     fields = {k: v for k, v in options.items() if k in _EXECUTION}
+    output = options.get("output_schema")
+    if output is not None:
+        fields["output_option"] = _output_option(name, output)
     return {"metadata": metadata, "annotations": notes, **fields}
+
+
+def _output_option(name: str, value: Any) -> Mapping[str, Any] | bool:
+    """The ``output_schema`` option checked: a valid JSON Schema object, or a bool."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, Mapping):
+        raise ToolDefinitionError(
+            name,
+            "output_schema must be a JSON Schema object, True (from the return annotation) "
+            f"or False (none), got {type(value).__name__}",
+        )
+    from forge.tools.schema._validation import SchemaValidator
+
+    SchemaValidator(name, value)
+    return dict(value)
 
 
 def reject_unknown(

@@ -18,6 +18,7 @@ from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
 
 if TYPE_CHECKING:
     from forge.tools.model.options import ToolOptions
+    from forge.tools.schema._output import ReturnSchema
     from forge.tools.schema._param_table import Table
     from forge.tools.schema._sources import Compiled, Source
 
@@ -26,6 +27,7 @@ __all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 _COMPILE_LOCK = threading.RLock()
+_UNSET = object()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -50,8 +52,10 @@ class Tool:
     """Behaviour hints (read-only, destructive, ...)."""
     timeout: float | None = None
     """Seconds a call may take, overriding the context's timeout."""
-    output_schema: Mapping[str, Any] | None = None
-    """The JSON Schema of the output, if declared (kept as a read-only copy)."""
+    output_option: Mapping[str, Any] | bool | None = field(default=None, repr=False)
+    """The ``output_schema`` option as given: a JSON Schema (kept as a read-only copy),
+    ``False`` (none), ``True`` (from the return annotation, which must give one) or
+    ``None`` (from the return annotation, if the tool has one that gives one)."""
     placement: Placement = "auto"
     """Where the handler runs (see `Placement`)."""
     max_concurrency: int | None = None
@@ -61,6 +65,8 @@ class Tool:
     source: Source = field(repr=False)
     """How the tool's schema is built and its handler called (internal)."""
     _compiled: Compiled | None = field(default=None, repr=False)
+    _returns: ReturnSchema | object | None = field(default=_UNSET, init=False, repr=False)
+    """The output schema from the return annotation, once read (internal)."""
     _plain: bool = field(default=False, init=False, repr=False)
     """No concurrency limit and no process: the engine's fast paths may run it (internal)."""
     _direct: bool = field(default=False, init=False, repr=False)
@@ -78,8 +84,7 @@ class Tool:
                 self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
             )
         _check_execution_options(self)
-        if self.output_schema is not None:
-            object.__setattr__(self, "output_schema", freeze(self.output_schema))
+        _check_output_option(self)
         plain = self.max_concurrency is None and self.placement != "process"
         object.__setattr__(self, "_plain", plain)
         direct = plain and self.timeout is None and not self.source.is_async
@@ -93,6 +98,44 @@ class Tool:
         reader; ``copy.deepcopy`` gives a mutable copy.
         """
         return (self._compiled or self.compile_()).parameters
+
+    @property
+    def output_schema(self) -> Mapping[str, Any] | None:
+        """The JSON Schema of the output, read-only; ``None`` when the tool has none.
+
+        The one declared (``output_schema=``), else the one the handler's return
+        annotation gives (``-> int``, ``-> Model``, ``-> list[Item]``, ...), built
+        on first read; ``output_schema=False`` turns it off.
+        """
+        option = self.output_option
+        if isinstance(option, Mapping):
+            return option
+        returns = self._returns_()
+        return returns.schema if returns is not None else None
+
+    def dump_output(self, output: Any) -> Any:
+        """``output`` as JSON data, the way `output_schema` describes it (internal).
+
+        With a schema from the return annotation, pydantic's serializer for that
+        type makes it (aliases and custom serializers apply); otherwise
+        `forge.tools.values.to_jsonable`. Whether it matches is checked by the caller.
+        """
+        returns = None if isinstance(self.output_option, Mapping) else self._returns_()
+        if returns is not None:
+            return returns.dump(output)
+        from forge.tools.values._jsonable import to_jsonable
+
+        return to_jsonable(output)
+
+    def _returns_(self) -> ReturnSchema | None:
+        found = self._returns
+        if found is _UNSET:
+            with _COMPILE_LOCK:
+                found = self._returns
+                if found is _UNSET:
+                    found = _infer_output(self)
+                    object.__setattr__(self, "_returns", found)
+        return found  # type: ignore[return-value]
 
     @property
     def schema_rewrites(self) -> tuple[str, ...]:
@@ -196,6 +239,9 @@ class Tool:
         """Return a copy with some fields changed (the compiled cache is kept if valid)."""
         import dataclasses
 
+        if "output_schema" in changes:
+            declared = changes.pop("output_schema")
+            changes["output_option"] = False if declared is None else declared
         keep = not ({"source", "name"} & changes.keys())
         changes.setdefault("_compiled", self._compiled if keep else None)
         return dataclasses.replace(self, **changes)
@@ -222,6 +268,39 @@ def _check_execution_options(t: Tool) -> None:
         raise ToolDefinitionError(
             t.name, f"placement must be 'auto', 'inline' or 'process', got {t.placement!r}"
         )
+
+
+def _check_output_option(t: Tool) -> None:
+    option = t.output_option
+    if isinstance(option, Mapping):
+        object.__setattr__(t, "output_option", freeze(option))
+    elif option is True:
+        if getattr(t.source, "returns", None) is None:
+            raise ToolDefinitionError(
+                t.name,
+                "output_schema=True takes the schema from a typed function's return "
+                "annotation, and this tool has none; pass the output JSON Schema instead",
+            )
+        t._returns_()
+    elif option is not None and option is not False:
+        raise ToolDefinitionError(
+            t.name,
+            "output_schema must be a JSON Schema object, True (from the return annotation) "
+            f"or False (none), got {type(option).__name__}",
+        )
+
+
+def _infer_output(t: Tool) -> ReturnSchema | None:
+    """The output schema of the tool's return annotation, unless turned off or declared."""
+    returns = getattr(t.source, "returns", None)
+    if t.output_option is False or returns is None:
+        return None
+    from forge.tools.schema._output import ReturnSchema, return_schema
+
+    found = return_schema(t.name, returns, required=t.output_option is True)
+    if found is not None:
+        return ReturnSchema(freeze(found.schema), found.dump)
+    return None
 
 
 def _lenient(

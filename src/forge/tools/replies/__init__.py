@@ -35,7 +35,7 @@ from forge.tools.replies._common import results_list
 from forge.tools.replies.anthropic import format_anthropic
 from forge.tools.replies.bedrock import format_bedrock
 from forge.tools.replies.gemini import format_gemini
-from forge.tools.replies.mcp import format_mcp
+from forge.tools.replies.mcp import ToolLookup, format_mcp
 from forge.tools.replies.openai import format_mistral, format_ollama, format_openai
 from forge.tools.replies.responses import format_responses
 from forge.tools.values.results import ToolResult
@@ -55,7 +55,7 @@ FORMATTERS: dict[str, Callable[[list[ToolResult]], list[dict[str, Any]]]] = {
 
 
 def format_results(
-    results: ToolResult | Iterable[ToolResult], provider: str
+    results: ToolResult | Iterable[ToolResult], provider: str, *, tools: ToolLookup | None = None
 ) -> list[dict[str, Any]]:
     """Return the provider's tool-result messages for ``results``, in order.
 
@@ -64,6 +64,9 @@ def format_results(
             ``call_id`` and ``tool_name`` of the call it answers.
         provider: ``openai``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
             ``bedrock``, ``mistral`` or ``mcp``.
+        tools: The tools the results come from (a registry), for MCP: an output of a tool
+            with an output schema then goes as the ``structuredContent`` that schema
+            describes, as MCP clients require (see `forge.tools.replies.mcp`).
 
     Returns:
         Messages (or input items, or ``CallToolResult`` dicts for MCP) to append to the
@@ -78,5 +81,7 @@ def format_results(
     [{'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', \
 'content': 'no such city', 'is_error': True}]}]
     """
-    formatter = FORMATTERS[resolve_provider(provider)]
-    return formatter(results_list(results))
+    name = resolve_provider(provider)
+    if name == "mcp" and tools is not None:
+        return format_mcp(results_list(results), tools)
+    return FORMATTERS[name](results_list(results))

@@ -43,7 +43,11 @@ class Compiled:
 
 
 class Source(Protocol):
-    """Knows how to compile one kind of tool."""
+    """Knows how to compile one kind of tool.
+
+    A source of a typed handler also has ``returns``: the function whose return
+    annotation gives the output schema (`forge.tools.schema._output`).
+    """
 
     @property
     def is_async(self) -> bool:
@@ -66,6 +70,11 @@ class FunctionSource:
     fn: Callable[..., Any]
     param_descriptions: Mapping[str, str]
     is_async: bool
+
+    @property
+    def returns(self) -> Callable[..., Any]:
+        """The function whose return annotation describes the output."""
+        return self.fn
 
     def compile(self, name: str) -> Compiled:
         from forge.tools.schema._python import function_schema
@@ -122,6 +131,11 @@ class ModelSource:
     fn: Callable[..., Any]
     pass_as: str | None
     is_async: bool
+
+    @property
+    def returns(self) -> Callable[..., Any]:
+        """The function whose return annotation describes the output."""
+        return self.fn
 
     def compile(self, name: str) -> Compiled:
         from forge.tools.schema._python import model_schema

@@ -46,7 +46,6 @@ from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.runner import CLIENT, CallRunner, executor_runner
 from forge.tools.registry import EVENTS
-from forge.tools.values._jsonable import to_jsonable
 from forge.tools.values._readonly import thaw
 
 if TYPE_CHECKING:
@@ -193,7 +192,7 @@ class MCPToolServer:
             raise MCPError(types.INVALID_PARAMS, result.error or f"Unknown tool: {name}")
         found = self.registry.get(name)
         schema = found.output_schema if found is not None else None
-        if found is not None and schema is not None and result.success:
+        if found is not None and schema is not None and _has_output(result):
             result = self._check_output(found, result)
         return call_result(result, output_schema=schema)
 
@@ -203,7 +202,7 @@ class MCPToolServer:
         if cached is None or cached[0] is not tool:
             cached = (tool, _output_checker(tool))
             self._output_checks[tool.name] = cached
-        data = to_jsonable(result.output)
+        data = tool.dump_output(result.output)
         problems = cached[1](data)
         if not problems:
             return result.replace(output=data)
@@ -258,6 +257,11 @@ class MCPToolServer:
             except Exception:
                 logger.debug("dropping a client that cannot take notifications", exc_info=True)
                 self._connections.discard(target)
+
+
+def _has_output(result: ToolResult) -> bool:
+    """Whether a result carries the handler's output (a dry run's has none to check)."""
+    return result.success and not result.metadata.get("dry_run")
 
 
 def _tracing_configured() -> bool:

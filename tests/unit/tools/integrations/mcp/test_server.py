@@ -71,7 +71,11 @@ def test_list_carries_names_titles_schemas_and_annotations(target: Any) -> None:
     assert add.annotations.model_dump(by_alias=True, exclude_none=True) == {
         "title": "Add", "readOnlyHint": True, "idempotentHint": True,
     }  # fmt: skip
-    assert add.output_schema is None
+    assert add.output_schema == {  # from ``-> int``; not an object, so wrapped
+        "type": "object", "properties": {"result": {"type": "integer"}},
+        "required": ["result"], "additionalProperties": False,
+    }  # fmt: skip
+    assert add.meta == {"forge-tools/wrapped": True}
     assert tools["stats"].output_schema is not None
     assert tools["stats"].output_schema["required"] == ["count", "mean"]
     assert tools["slow"].annotations is None

@@ -111,13 +111,13 @@ def nothing() -> None:
     """Return nothing (None)."""
 
 
-@tool
+@tool(output_schema=False)
 def listing() -> list[Any]:
     """Return a list (no output schema)."""
     return [1, "two", None]
 
 
-@tool
+@tool(output_schema=False)
 def mapping() -> dict[str, Any]:
     """Return an object (no output schema)."""
     return {"a": 1, "b": [True]}
