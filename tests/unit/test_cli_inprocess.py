@@ -22,6 +22,8 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     [
         (("list", "--tag", "finance"), EXIT_OK, "2 tools"),
         (("show", "exchange_rate"), EXIT_OK, "Three-letter currency code"),
+        (("show", "convert_temperature"), EXIT_OK, 'output_schema: {"type": "number"}'),
+        (("show", "word_count", "--json"), EXIT_OK, '"output_schema": {'),
         (("show", "read-file", "--json"), EXIT_OK, '"usage_notes"'),
         (("export", "--format", "anthropic"), EXIT_OK, '"input_schema"'),
         (("call", "get_stock_quote", "--args", '{"symbol": "X"}'), EXIT_OK, '"price": 189.5'),

@@ -451,6 +451,34 @@ def test_channel_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert "LogMessage(level='info', message='3 rows built'" in capsys.readouterr().out
 
 
+# -- Output schemas ---------------------------------------------------------------------
+
+
+def test_output_schema_example() -> None:
+    """A model return gives an output schema (aliases as sent), carried by MCP alone; the
+    value stays a model in Python and goes to MCP as the structuredContent of its schema."""
+    import mcp_types as types
+    from anthropic.types import ToolParam
+
+    namespace = run_block("output-schema", session())
+    registry, forecast = namespace["registry"], namespace["forecast"]
+    assert forecast.output_schema == {
+        "type": "object", "title": "Forecast",
+        "properties": {"city": {"type": "string"}, "highC": {"type": "number"}},
+        "required": ["city", "highC"],
+    }  # fmt: skip
+    [result] = namespace["results"]
+    assert result.output == namespace["Forecast"](city="Paris", highC=24.0)
+    [reply] = namespace["format_results"](namespace["results"], "mcp", tools=registry)
+    assert types.CallToolResult.model_validate(reply).structured_content == {
+        "city": "Paris", "highC": 24.0,
+    }  # fmt: skip
+    [listed] = registry.to_provider("mcp", allowed=["forecast"])
+    assert types.Tool.model_validate(listed).output_schema == forecast.output_schema
+    [anthropic] = registry.to_provider("anthropic", allowed=["forecast"])
+    exact(ToolParam)(anthropic)
+
+
 # -- Claims in the text -----------------------------------------------------------------
 
 
@@ -458,7 +486,7 @@ def test_every_tested_block_is_run() -> None:
     """Each marked block has a test here (a new block cannot go untested)."""
     tested = {"define", "roundtrip-openai", "roundtrip-responses", "roundtrip-anthropic",
               "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain",
-              "conversion", "channel"}  # fmt: skip
+              "conversion", "channel", "output-schema"}  # fmt: skip
     assert set(blocks()) == tested
 
 

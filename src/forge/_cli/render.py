@@ -104,7 +104,8 @@ def tool_details(tool: Tool, *, as_json: bool) -> None:
         description = prop.get("description", "") if isinstance(prop, dict) else ""
         table.add_row(name, json.dumps(kind), "yes" if name in required else "no", description)
     console.print(table)
-    for key in ("tags", "implementation", "annotations", "usage_notes", "limitations"):
+    keys = ("output_schema", "tags", "implementation", "annotations", "usage_notes", "limitations")
+    for key in keys:
         if key in info:
             console.print(f"{key}: {json.dumps(info[key], ensure_ascii=False)}")
     for example in info.get("examples", []):

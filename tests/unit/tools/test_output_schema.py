@@ -266,9 +266,23 @@ def returns_opaque() -> Opaque:
     return Opaque()
 
 
+class UnsendableDefault(BaseModel):
+    """A default pydantic cannot show in JSON Schema (it would only warn)."""
+
+    when: Any = object()
+
+
+def returns_unsendable() -> UnsendableDefault:
+    return UnsendableDefault()
+
+
+def returns_unresolvable() -> Missing:  # type: ignore[name-defined]  # noqa: F821
+    return None
+
+
 NO_SCHEMA = [
     unannotated, returns_none, returns_any, returns_object, returns_typevar, returns_bytes,
-    returns_path, returns_result, returns_list_of_bytes, returns_opaque,
+    returns_path, returns_result, returns_list_of_bytes, returns_opaque, returns_unsendable,
 ]  # fmt: skip
 
 
@@ -294,6 +308,56 @@ def test_required_output_schema_fails_at_definition(fn: Any) -> None:
     """output_schema=True is checked at once: a return that gives none is a definition error."""
     with pytest.raises(ToolDefinitionError, match="output_schema=True needs a return type"):
         tool(output_schema=True)(fn)
+
+
+def test_an_unresolvable_return_annotation_is_named_when_required() -> None:
+    """output_schema=True on a return annotation that cannot be resolved says so."""
+    with pytest.raises(ToolDefinitionError, match=r"cannot be resolved.*Missing"):
+        tool(output_schema=True)(returns_unresolvable)
+
+
+class Entry(TypedDict):
+    """A standard-library TypedDict, which pydantic takes only from Python 3.12 on its own."""
+
+    key: str
+
+
+def returns_entries() -> list[Entry] | None:
+    return [{"key": "a"}]
+
+
+def returns_annotated_entry() -> Annotated[Entry, Field(description="One entry.")]:
+    return {"key": "a"}
+
+
+def returns_mapping_of_entries() -> dict[str, tuple[Entry, int]]:
+    return {"a": ({"key": "a"}, 1)}
+
+
+ENTRY = {"type": "object", "title": "Entry", "description": Entry.__doc__,
+         "properties": {"key": {"type": "string"}}, "required": ["key"]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fn", "path"),
+    [
+        (returns_entries, ("anyOf", 0, "items")),
+        (returns_annotated_entry, ()),
+        (returns_mapping_of_entries, ("additionalProperties", "prefixItems", 0)),
+    ],
+)
+def test_standard_typeddicts_work_inside_other_types(fn: Any, path: tuple[Any, ...]) -> None:
+    """A typing.TypedDict inside a union, a list, Annotated, a dict or a tuple gives its schema."""
+    schema: Any = tool(fn).output_schema
+    for step in path:
+        schema = schema[step]
+    if "$ref" in schema:
+        schema = tool(fn).output_schema["$defs"]["Entry"]  # type: ignore[index]
+    else:
+        schema = {k: v for k, v in schema.items() if k != "$defs"}
+        schema.pop("description", None)
+        schema["description"] = Entry.__doc__
+    assert schema == ENTRY
 
 
 def test_required_output_schema_of_a_typed_return() -> None:
@@ -394,6 +458,12 @@ def test_dump_output_follows_the_return_type() -> None:
     assert tool(returns_enum).dump_output(Color.BLUE) == "blue"
 
 
+def test_dump_output_never_makes_invalid_json() -> None:
+    """A non-finite float becomes text (which the schema check then rejects), never ``inf``."""
+    dumped = tool(returns_model).dump_output(Weather(city="x", tempC=float("inf")))
+    assert dumped == {"city": "x", "tempC": "Infinity"}
+
+
 def test_dump_output_leaves_another_type_for_the_schema_check() -> None:
     """A value of another type is converted as usual, not coerced: the check then judges it."""
     assert tool(returns_int).dump_output("3") == "3"
@@ -410,7 +480,10 @@ LEAVES: list[tuple[Any, st.SearchStrategy[Any]]] = [
     (str, st.text()),
     (bool, st.booleans()),
     (float, st.floats(allow_nan=False, allow_infinity=False)),
-    (Weather, st.builds(Weather, city=st.text(), tempC=st.floats(allow_nan=False))),
+    (
+        Weather,
+        st.builds(Weather, city=st.text(), tempC=st.floats(allow_nan=False, allow_infinity=False)),
+    ),
     (Point, st.builds(Point, x=st.integers(), y=st.integers())),
 ]
 

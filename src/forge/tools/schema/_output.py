@@ -17,6 +17,7 @@ none either (logged), unless the schema was required (``output_schema=True``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import sys
@@ -131,19 +132,19 @@ def _build(annotation: Any) -> tuple[ReturnSchema | None, str]:
 
 
 def _dump(adapter: Any, value: Any) -> Any:
-    """``value`` through the adapter; a value of another type goes through `to_jsonable`.
+    """``value`` through the adapter, then `to_jsonable` (for what JSON cannot hold: NaN).
 
-    The schema check that follows then judges it: a dict shaped like the model
-    passes, a string for an ``int`` fails, instead of being coerced.
+    A value of another type skips the adapter. The schema check that follows
+    then judges it: a dict shaped like the model passes, a string for an ``int``
+    fails, instead of being coerced.
     """
     from pydantic_core import PydanticSerializationError
 
-    try:
-        return adapter.dump_python(value, mode="json", by_alias=True, warnings="error")
-    except (PydanticSerializationError, TypeError, ValueError):
-        from forge.tools.values._jsonable import to_jsonable
+    from forge.tools.values._jsonable import to_jsonable
 
-        return to_jsonable(value)
+    with contextlib.suppress(PydanticSerializationError, TypeError, ValueError):
+        value = adapter.dump_python(value, mode="json", by_alias=True, warnings="error")
+    return to_jsonable(value)
 
 
 @functools.cache
@@ -166,9 +167,8 @@ def _inline_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
     """Copy the definition a root ``$ref`` points to onto the root (recursive models)."""
     ref = schema.get("$ref")
     prefix = "#/$defs/"
-    if not (isinstance(ref, str) and ref.startswith(prefix)):
-        return schema
-    definition = schema.get("$defs", {}).get(ref.removeprefix(prefix))
+    local = ref.removeprefix(prefix) if isinstance(ref, str) and ref.startswith(prefix) else None
+    definition = schema.get("$defs", {}).get(local)
     if not isinstance(definition, dict):
         return schema
     siblings = {k: v for k, v in schema.items() if k != "$ref"}
@@ -195,8 +195,7 @@ def _readable(annotation: Any) -> Any:
         return typing.Union[new]  # noqa: UP007 - the arms are a runtime tuple
     if isinstance(annotation, types.GenericAlias):
         return types.GenericAlias(origin, new)
-    copy_with = getattr(annotation, "copy_with", None)
-    return copy_with(new) if callable(copy_with) else annotation
+    return annotation
 
 
 def _rebuilt_typeddict(td: Any) -> Any:
