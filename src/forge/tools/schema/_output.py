@@ -40,6 +40,7 @@ _CONTENT_TYPES = (bytes, bytearray, memoryview, PurePath)
 _CONTENT_MODULES = ("forge.tools.", "mcp.", "mcp_types.", "PIL.")
 _WAITING = (Awaitable, Coroutine)
 _SILENT_KEYS = frozenset({"title", "description", "$schema"})
+_SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +117,11 @@ def _content_type(annotation: Any) -> Any:
 
 
 def _build(annotation: Any) -> tuple[ReturnSchema | None, str]:
+    scalar = _SCALARS.get(annotation) if isinstance(annotation, type) else None
+    if scalar is not None:  # the commonest returns, without pydantic's cost (~0.1 ms)
+        from forge.tools.values._jsonable import to_jsonable
+
+        return ReturnSchema({"type": scalar}, to_jsonable), ""
     from pydantic import PydanticUserError, TypeAdapter
     from pydantic_core import SchemaError
 
