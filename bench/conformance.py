@@ -37,12 +37,7 @@ SUITE = "@modelcontextprotocol/conformance@0.1.16"
 NODE_MAJOR = 22
 URL_RE = re.compile(r"(http://\S+/mcp)")
 
-_ISSUE_14 = "forge-tools results are text or structured JSON; issue 14 adds "
 NOT_YET = {
-    "tools-call-image": _ISSUE_14 + "image content",
-    "tools-call-audio": _ISSUE_14 + "audio content",
-    "tools-call-embedded-resource": _ISSUE_14 + "embedded resources",
-    "tools-call-mixed-content": _ISSUE_14 + "mixed content blocks",
     "tools-call-with-logging": "issue 14 lets a tool send log notifications while it runs",
     "tools-call-with-progress": "issue 14 lets a tool report progress while it runs",
 }

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
 from forge.tools.execution import failures
+from forge.tools.values.content import as_content
 from forge.tools.values.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
@@ -96,6 +97,9 @@ def _checked(result: ToolResult) -> ToolResult:
     out = result.output
     if type(out) in JSON_SCALARS:
         return result
+    content = _content(out, result.tool_name)
+    if content is not None:
+        return content if isinstance(content, ToolResult) else result.replace(output=content)
     global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
     if _to_jsonable is None:
         from pydantic_core import to_jsonable_python
@@ -107,6 +111,14 @@ def _checked(result: ToolResult) -> ToolResult:
         detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
         return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
     return result
+
+
+def _content(out: Any, tool_name: str | None) -> Any:
+    """``out`` as content parts (`forge.tools.values.content`), a failure, or ``None``."""
+    try:
+        return as_content(out)
+    except (OSError, ValueError, TypeError) as exc:
+        return failures.bad_content(tool_name or "?", type(out).__name__, exc)
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:
