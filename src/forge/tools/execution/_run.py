@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
 from forge.tools.execution import failures
-from forge.tools.values.content import as_content
 from forge.tools.values.results import ToolResult, _new, _ok, _set_dict
 
 if TYPE_CHECKING:
@@ -85,6 +84,7 @@ def _inline_runner(
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 JSON_SCALARS = _SCALARS
 _to_jsonable: Any = None
+_as_content: Any = None
 
 
 def _checked(result: ToolResult) -> ToolResult:
@@ -115,8 +115,13 @@ def _checked(result: ToolResult) -> ToolResult:
 
 def _content(out: Any, tool_name: str | None) -> Any:
     """``out`` as content parts (`forge.tools.values.content`), a failure, or ``None``."""
+    global _as_content  # noqa: PLW0603 - imported on first use, like pydantic-core
+    if _as_content is None:
+        from forge.tools.values.content import as_content
+
+        _as_content = as_content
     try:
-        return as_content(out)
+        return _as_content(out)
     except (OSError, ValueError, TypeError) as exc:
         return failures.bad_content(tool_name or "?", type(out).__name__, exc)
 

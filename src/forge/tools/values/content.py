@@ -269,9 +269,7 @@ def _check_mime(mime_type: object, what: str) -> None:
 
 def is_content(value: Any) -> bool:
     """Whether `as_content` would turn ``value`` into parts (without reading any file)."""
-    import pathlib
-
-    if isinstance(value, Content | pathlib.PurePath):
+    if isinstance(value, Content) or _is_path(value):
         return True
     pil = sys.modules.get("PIL.Image")
     kinds = (Content, pil.Image) if pil is not None else Content
@@ -301,10 +299,13 @@ def as_content(value: Any) -> Content | list[Content] | None:
     return None
 
 
-def _single(value: Any) -> Content | None:
-    import pathlib
+def _is_path(value: Any) -> bool:
+    pathlib = sys.modules.get("pathlib")  # not imported: the value cannot be a path
+    return pathlib is not None and isinstance(value, pathlib.PurePath)
 
-    if isinstance(value, pathlib.PurePath):
+
+def _single(value: Any) -> Content | None:
+    if _is_path(value):
         return Content.from_path(value)
     return _pil_image(value)
 

@@ -367,3 +367,25 @@ def test_strings_in_a_mix_are_text_parts() -> None:
     assert result["content"][0] == {"type": "text", "text": "a"}
     assert result["content"][2] == {"type": "text", "text": '{"k":1}'}
     assert Text("a") == Text("a")
+
+
+def test_unreadable_content_becomes_a_note_not_a_crash(tmp_path: Any) -> None:
+    """A result holding a path that is gone, or an MCP block with broken base64, says so."""
+    import mcp_types as types
+
+    from forge.tools.integrations.mcp._convert import from_call_result
+
+    gone = ToolResult.ok(tmp_path / "gone.png").for_call("c", "t")
+    (message,) = format_results(gone, "anthropic")
+    (note,) = message["content"][0]["content"]
+    assert note["type"] == "text"
+    assert "could not be read" in note["text"]
+    broken = types.CallToolResult(
+        content=[
+            types.ImageContent(data="not base64!", mime_type="image/png"),
+            types.TextContent(text="x"),
+        ]
+    )
+    first, _ = from_call_result("t", broken).output
+    assert isinstance(first, Text)
+    assert "image block that could not be read" in first.text

@@ -44,7 +44,6 @@ from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
 from forge.tools.registry import EVENTS
 from forge.tools.values._jsonable import to_jsonable
 from forge.tools.values._readonly import thaw
-from forge.tools.values.content import is_content
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -183,8 +182,7 @@ class MCPToolServer:
         found = self.registry.get(name)
         schema = found.output_schema if found is not None else None
         if found is not None and schema is not None and result.success:
-            if not is_content(result.output):  # content parts travel as blocks, unchecked
-                result = self._check_output(found, result)
+            result = self._check_output(found, result)
         return call_result(result, output_schema=schema)
 
     def _check_output(self, tool: Tool, result: ToolResult) -> ToolResult:
