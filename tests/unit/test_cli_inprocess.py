@@ -123,3 +123,38 @@ def test_validate_lints_python_tools_with_files(
     [error] = [f for f in report["findings"] if f["severity"] == "error"]
     assert error["tool"] == "word_count"
     assert "already defined in the registry" in error["message"]
+
+
+CRUNCH = '''
+from forge.tools import ExecutionContext, ToolRegistry, tool
+
+
+@tool
+def crunch(steps: int, ctx: ExecutionContext) -> str:
+    """Crunch in steps, reporting each."""
+    for done in range(1, steps + 1):
+        ctx.report_progress_sync(done, steps, f"chunk {done} of {steps}")
+    ctx.log_sync("warning", "almost out of chunks", logger="cruncher")
+    return "crunched"
+
+
+registry = ToolRegistry([crunch])
+'''
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_call_shows_progress_on_a_terminal_and_log_messages_always(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    terminal: bool,
+) -> None:  # fmt: skip
+    """A tool's progress is a bar on a terminal (nothing in a pipe); its logs go to stderr."""
+    (tmp_path / "crunching.py").write_text(CRUNCH)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("FORCE_COLOR" if terminal else "NO_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR" if terminal else "FORCE_COLOR", raising=False)
+    code, out, err = run(capsys, "call", "crunch", "--tools", "crunching:registry",
+                         "--args", '{"steps": 3}')  # fmt: skip
+    assert code == EXIT_OK
+    assert "crunched" in out
+    assert "crunch/cruncher: [warning] almost out of chunks" in err
+    assert ("chunk 3 of 3" in err) is terminal

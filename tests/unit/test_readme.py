@@ -498,6 +498,24 @@ def _read(value: Any) -> Any:
     return [_read(v) for v in value]
 
 
+# -- Talking to the caller --------------------------------------------------------------
+
+
+def test_channel_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """The tool asks, reports three steps and logs; the callbacks see it all."""
+    import asyncio
+    import textwrap
+
+    body = "async def main():\n" + textwrap.indent(blocks()["channel"], "    ")
+    body += "\n    return result, seen\n"
+    namespace: dict[str, Any] = {"__name__": "readme"}
+    exec(compile(body, "README.md <!-- test: channel -->", "exec", dont_inherit=True), namespace)
+    result, seen = asyncio.run(namespace["main"]())
+    assert result.output == "report with 3 rows"
+    assert [p.message for p in seen] == ["row 1", "row 2", "row 3"]
+    assert "LogMessage(level='info', message='3 rows built'" in capsys.readouterr().out
+
+
 # -- Claims in the text -----------------------------------------------------------------
 
 
@@ -505,7 +523,7 @@ def test_every_tested_block_is_run() -> None:
     """Each marked block has a test here (a new block cannot go untested)."""
     tested = {"define", "roundtrip-openai", "roundtrip-responses", "roundtrip-anthropic",
               "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain",
-              "conversion", "content-anthropic", "content-mcp"}  # fmt: skip
+              "conversion", "content-anthropic", "content-mcp", "channel"}  # fmt: skip
     assert set(blocks()) == tested
 
 

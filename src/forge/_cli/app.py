@@ -33,7 +33,7 @@ from forge.core.errors import (
     ToolValidationError,
     UnsupportedProviderError,
 )
-from forge.tools import ToolRegistry
+from forge.tools import ExecutionContext, ToolRegistry
 from forge.tools.formats.report import URGENT
 from forge.tools.model.lint import conversion_findings, lint_tools
 
@@ -272,12 +272,25 @@ def call(
             tool.validate(arguments)
             render.dry_run(name, arguments, as_json=json_)
             return
-        result = registry.execute(name, arguments)
+        shown = render.CallProgress(name)
+        try:
+            result = registry.execute(name, arguments, context=_showing(shown))
+        finally:
+            shown.close()
     except ToolValidationError as exc:
         raise Failure(EXIT_VALIDATION, str(exc)) from None
     render.result(result, as_json=json_)
     if not result.success:
         raise typer.Exit(EXIT_TOOL_FAILED)
+
+
+def _showing(shown: render.CallProgress) -> ExecutionContext:
+    """The context of a ``call``: progress and logs shown; no deadline but the tool's own."""
+    import threading
+
+    return ExecutionContext(
+        timeout=threading.TIMEOUT_MAX, on_progress=shown.progress, on_log=shown.log
+    )
 
 
 @app.command()

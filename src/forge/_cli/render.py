@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from forge.tools.config import ConfigIssue
     from forge.tools.formats import Conversion
     from forge.tools.model.lint import LintFinding
+    from forge.tools.values.channel import LogMessage, Progress
 
 
 def _out() -> Console:
@@ -171,3 +172,57 @@ def lint(
     console.print(
         f"\n{len(tools)} valid tool(s), {errors} error(s), {len(rows) - errors} warning(s)"
     )
+
+
+class CallProgress:
+    """A running tool's progress as a bar, and its log messages, on stderr.
+
+    The bar appears with the tool's first progress report, and only on a terminal; it is
+    removed when the call ends. Log messages are printed as they come. Both may be called
+    from any thread.
+    """
+
+    def __init__(self, name: str) -> None:
+        import threading
+
+        self._name = name
+        self._console = Console(stderr=True, highlight=False)
+        self._lock = threading.Lock()
+        self._bar: Any = None
+        self._task: Any = None
+
+    def progress(self, event: Progress) -> None:
+        """Show one progress report."""
+        if not self._console.is_terminal:
+            return
+        with self._lock:
+            if self._bar is None:
+                self._start()
+            self._bar.update(
+                self._task, completed=event.done, total=event.total,
+                description=event.message or self._name,
+            )  # fmt: skip
+
+    def log(self, event: LogMessage) -> None:
+        """Print one log message."""
+        where = f"{self._name}/{event.logger}" if event.logger else self._name
+        text = event.message if isinstance(event.message, str) else json.dumps(event.message)
+        self._console.print(f"{where}: [{event.level}] {text}", markup=False)
+
+    def close(self) -> None:
+        """Remove the bar."""
+        with self._lock:
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
+
+    def _start(self) -> None:
+        from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        self._bar = Bar(
+            TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+            TimeElapsedColumn(), console=self._console, transient=True,
+        )  # fmt: skip
+        self._task = self._bar.add_task(self._name, total=None)
+        self._bar.start()

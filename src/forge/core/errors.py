@@ -19,6 +19,7 @@ raises it, or needing an optional dependency) is marked with where to import it:
     ├── ConfigError(ForgeError, ValueError)              configuration files with invalid tools
     ├── DuplicateHandlerError(ForgeError, ValueError)    a configuration handler name is taken
     ├── BlockedAddressError(ForgeError, PermissionError) an HTTP tool's target is not allowed
+    ├── ClientCapabilityError(ForgeError, RuntimeError)  the caller cannot answer a tool's question
     ├── MCPConnectionError(ForgeError, ConnectionError)  an MCP server cannot be reached
     │       import from forge.tools.integrations.mcp
     ├── InsecureBindError(ForgeError, ValueError)        HTTP beyond loopback without a token
@@ -52,6 +53,7 @@ from forge.core._text import article
 
 __all__ = [
     "BlockedAddressError",
+    "ClientCapabilityError",
     "ConfigError",
     "ConfigWarning",
     "DuplicateHandlerError",
@@ -313,3 +315,23 @@ class BlockedAddressError(ForgeError, PermissionError):
 
     def __reduce__(self) -> tuple[type[BlockedAddressError], tuple[str, str, str]]:
         return (type(self), (self.host, self.address, self.reason))
+
+
+class ClientCapabilityError(ForgeError, RuntimeError):
+    """A tool asked its caller for something the caller cannot give (elicitation, sampling).
+
+    Raised inside the tool, by ``ExecutionContext.elicit`` or ``ExecutionContext.sample``,
+    so the tool can catch it and carry on without the answer.
+
+    Args:
+        capability: ``"elicitation"`` or ``"sampling"``.
+        reason: Why the caller cannot answer, and how to make it able to.
+    """
+
+    def __init__(self, capability: str, reason: str) -> None:
+        self.capability = capability
+        self.reason = reason
+        super().__init__(f"cannot ask the caller for {capability}: {reason}")
+
+    def __reduce__(self) -> tuple[type[ClientCapabilityError], tuple[str, str]]:
+        return (type(self), (self.capability, self.reason))

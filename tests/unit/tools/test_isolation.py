@@ -131,6 +131,14 @@ def test_isolated_results_and_context_cross_the_boundary() -> None:
     assert asyncio.run(ex.run("async_where", {"x": 1})).output != os.getpid()
 
 
+def test_an_isolated_call_leaves_the_contexts_callbacks_behind() -> None:
+    """Callbacks cannot cross into the child: the call runs, with the context's data."""
+    ctx = ExecutionContext(session_id="s10", on_progress=print, on_log=print, on_elicit=print)
+    result = ToolExecutor(registry()).run_sync("where", {"x": 2}, ctx)
+    assert result.success, result.error
+    assert result.output["session"] == "s10"
+
+
 def test_isolated_failures_are_results() -> None:
     """Child exceptions, crashes and unsendable results become tool errors."""
     ex = ToolExecutor(registry())

@@ -142,7 +142,10 @@ class IsolatedCall:
 
 
 def _payload(target: Target, kwargs: dict[str, Any], context: ExecutionContext) -> bytes:
-    context = context.replace(permissions=None, approve=None)
+    context = context.replace(
+        permissions=None, approve=None, on_progress=None, on_log=None, on_elicit=None,
+        on_sample=None,
+    )  # fmt: skip
     try:
         body = pickle.dumps((kwargs, context))
     except Exception:

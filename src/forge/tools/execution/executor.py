@@ -141,6 +141,11 @@ class ToolExecutor(Engine):
         return self._registry
 
     @property
+    def context(self) -> ExecutionContext | None:
+        """The context of calls made without one."""
+        return self._context
+
+    @property
     def metrics(self) -> ExecutionMetrics | None:
         """The metrics collector, when metrics are on (``snapshot()`` reads them)."""
         return self._metrics

@@ -21,7 +21,12 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
 from forge.tools.integrations.mcp._outcomes import MCPConnectionError
 from forge.tools.integrations.mcp.client import MCPClient, import_tools
-from forge.tools.integrations.mcp.runner import CallRunner, executor_runner, registry_runner
+from forge.tools.integrations.mcp.runner import (
+    CallRunner,
+    call_context,
+    executor_runner,
+    registry_runner,
+)
 from forge.tools.integrations.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -33,6 +38,7 @@ __all__ = [
     "MCPClient",
     "MCPConnectionError",
     "MCPToolServer",
+    "call_context",
     "executor_runner",
     "import_tools",
     "registry_runner",

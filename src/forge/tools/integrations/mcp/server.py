@@ -6,7 +6,10 @@ never breaks the listing of the others, and output schemas that are not
 objects are wrapped (`forge.tools.formats.mcp`);
 ``tools/call`` goes through one `CallRunner`, so failures a model causes come
 back as ``isError`` results and only an unknown tool is a protocol error
-(``-32602``, as the protocol says). Registry changes are announced with
+(``-32602``, as the protocol says). A running tool reaches its client through
+its `ExecutionContext` (`forge.tools.integrations.mcp._channel`: progress, log
+messages, with ``logging/setLevel`` declared, elicitation and sampling), and
+the client's ``notifications/cancelled`` cancels the call. Registry changes are announced with
 ``notifications/tools/list_changed``: on the standing connection of
 handshake-era clients, and on ``subscriptions/listen`` streams of 2026-07-28
 clients.
@@ -38,9 +41,10 @@ from forge.tools import (
     ToolResult,
     ToolView,
 )
+from forge.tools.integrations.mcp._channel import ClientChannel, LogLevels
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp._listing import listable_tools
-from forge.tools.integrations.mcp.runner import CallRunner, executor_runner
+from forge.tools.integrations.mcp.runner import CLIENT, CallRunner, executor_runner
 from forge.tools.registry import EVENTS
 from forge.tools.values._jsonable import to_jsonable
 from forge.tools.values._readonly import thaw
@@ -124,6 +128,10 @@ class MCPToolServer:
             on_call_tool=self._call_tool,
             on_subscriptions_listen=self._listen,
         )
+        self._log_levels = LogLevels()
+        self.lowlevel.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, self._log_levels.set_level
+        )
         if not (tracing if tracing is not None else _tracing_configured()):
             self.lowlevel.middleware[:] = [
                 m for m in self.lowlevel.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
@@ -176,7 +184,11 @@ class MCPToolServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         name = params.name
-        result = await self.runner(name, dict(params.arguments or {}))
+        token = CLIENT.set(ClientChannel(ctx, self._log_levels))
+        try:
+            result = await self.runner(name, dict(params.arguments or {}))
+        finally:
+            CLIENT.reset(token)
         if result.error_kind is ErrorKind.UNKNOWN_TOOL:
             raise MCPError(types.INVALID_PARAMS, result.error or f"Unknown tool: {name}")
         found = self.registry.get(name)

@@ -11,7 +11,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "servers"))
 
-from mcp_harness import TOOLS_SPEC, HttpServer, stdio_params
+from mcp_harness import TOOLS_SPEC, HttpServer, server_env, stdio_params
+
+from forge.tools import ToolRegistry
+from forge.tools.integrations.mcp import MCPClient, import_tools
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +44,28 @@ def start_http() -> Iterator[Callable[..., HttpServer]]:
 def target(request: pytest.FixtureRequest, http_server: HttpServer) -> Any:
     """What `mcp.Client` connects to for the ``transport`` parameter of the test."""
     return stdio_params() if request.param == "stdio" else http_server.url
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    """An empty registry for the imported tools."""
+    return ToolRegistry()
+
+
+@pytest.fixture
+def connect(registry: ToolRegistry) -> Iterator[Callable[..., MCPClient]]:
+    """Import from a server; every client is closed (and its server stopped) in teardown.
+
+    The servers run the code under test: ``env`` defaults to this checkout's ``PYTHONPATH``.
+    """
+    clients: list[MCPClient] = []
+
+    def open_client(server: object, **options: object) -> MCPClient:
+        options.setdefault("env", {"PYTHONPATH": server_env()["PYTHONPATH"]})
+        client = import_tools(registry, server, **options)  # type: ignore[arg-type]
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        client.close()

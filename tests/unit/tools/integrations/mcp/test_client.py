@@ -6,12 +6,11 @@ import asyncio
 import logging
 import os
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from forge_test_tools import fails
-from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer, server_env
+from mcp_harness import FORGE_TOOLS, SERVERS, TOOLS_SPEC, HttpServer, wait_for
 
 from forge.core.errors import ToolNotFoundError
 from forge.tools import ErrorKind, ToolRegistry
@@ -22,38 +21,6 @@ pytestmark = pytest.mark.slow  # real MCP server subprocesses
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_dotted_server.py")]
 ODD_SERVER = [sys.executable, str(SERVERS / "sdk_odd_server.py")]
-ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}  # the servers run the code under test
-
-
-@pytest.fixture
-def registry() -> ToolRegistry:
-    """An empty registry for the imported tools."""
-    return ToolRegistry()
-
-
-@pytest.fixture
-def connect(registry: ToolRegistry) -> Iterator[Callable[..., MCPClient]]:
-    """Import from a server; every client is closed (and its server stopped) in teardown."""
-    clients: list[MCPClient] = []
-
-    def open_client(server: object, **options: object) -> MCPClient:
-        options.setdefault("env", ENV)
-        client = import_tools(registry, server, **options)  # type: ignore[arg-type]
-        clients.append(client)
-        return client
-
-    yield open_client
-    for client in clients:
-        client.close()
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 20) -> bool:
-    """Poll ``condition`` a bounded number of times."""
-    for _ in range(int(seconds * 20)):
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

@@ -10,11 +10,11 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, wait_for
 
 from forge.tools import ErrorKind, ToolRegistry
 from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_tools
@@ -22,39 +22,7 @@ from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_t
 pytestmark = pytest.mark.slow  # real MCP server subprocesses
 
 OUR_SERVER = [FORGE_TOOLS, "serve", "--tools", TOOLS_SPEC]
-ENV = {"PYTHONPATH": server_env()["PYTHONPATH"]}
 HUNG = "import os, sys, time; open(sys.argv[1], 'a').write(f'{os.getpid()}\\n'); time.sleep(600)"
-
-
-@pytest.fixture
-def registry() -> ToolRegistry:
-    """An empty registry for the imported tools."""
-    return ToolRegistry()
-
-
-@pytest.fixture
-def connect(registry: ToolRegistry) -> Iterator[Callable[..., MCPClient]]:
-    """Import from a server; every client is closed in teardown."""
-    clients: list[MCPClient] = []
-
-    def open_client(server: object, **options: object) -> MCPClient:
-        options.setdefault("env", ENV)
-        client = import_tools(registry, server, **options)  # type: ignore[arg-type]
-        clients.append(client)
-        return client
-
-    yield open_client
-    for client in clients:
-        client.close()
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
-    """Poll ``condition`` a bounded number of times."""
-    for _ in range(int(seconds * 10)):
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def alive(pid: int) -> bool:

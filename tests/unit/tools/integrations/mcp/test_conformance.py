@@ -3,7 +3,7 @@
 ``bench/conformance.py`` installs Node.js 22 and the suite with npm into ``.cache/`` (once),
 serves the conformance tools with ``forge-tools serve --transport http`` and runs forge-tools'
 client against the suite's servers. Without npm the module is skipped, and the reason is
-printed. The scenarios issue 14 still works on (logging, progress) are not asserted.
+printed.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ SCRIPT = Path(__file__).resolve().parents[5] / "bench" / "conformance.py"
 SERVER_PASSES = [
     "server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error",
     "json-schema-2020-12", "server-sse-polling", "server-sse-multiple-streams",
-    "dns-rebinding-protection", "tools-call-image", "tools-call-audio",
-    "tools-call-embedded-resource", "tools-call-mixed-content",
+    "dns-rebinding-protection", "logging-set-level", "tools-call-with-logging",
+    "tools-call-with-progress", "tools-call-sampling", "tools-call-elicitation",
+    "elicitation-sep1034-defaults", "elicitation-sep1330-enums", "tools-call-image",
+    "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content",
 ]  # fmt: skip
 CLIENT_PASSES = ["initialize", "tools_call", "sse-retry"]
 

@@ -14,8 +14,16 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from forge.tools import ErrorKind, ToolRegistry, ToolResult, from_record, tool
-from forge.tools.integrations.mcp import MCPToolServer, registry_runner, serve
+from forge.tools import (
+    ErrorKind,
+    ExecutionContext,
+    ToolExecutor,
+    ToolRegistry,
+    ToolResult,
+    from_record,
+    tool,
+)
+from forge.tools.integrations.mcp import MCPToolServer, call_context, registry_runner, serve
 from forge.tools.integrations.mcp._convert import call_result, from_call_result
 from forge.tools.integrations.mcp._http import BearerAuth
 from forge.tools.integrations.mcp._listing import listable_tools
@@ -374,3 +382,36 @@ def test_outputs_of_every_json_type_travel_as_structured_content() -> None:
     failed = call_result(ToolResult.fail("no", error_kind=ErrorKind.TIMEOUT, retryable=True))
     back = from_call_result("t", failed)
     assert (back.error_kind, back.metadata) == (ErrorKind.TIMEOUT, {"retryable": True})
+
+
+@tool
+async def tick(ctx: ExecutionContext) -> str:
+    """Report one step; answer the context's session."""
+    await ctx.report_progress(1, 1, "tick")
+    return ctx.session_id or "?"
+
+
+def test_a_custom_runner_gives_tools_the_clients_channel_with_call_context() -> None:
+    """``call_context`` wires any runner's context to the client; outside a call it is the base."""
+    registry = ToolRegistry([tick])
+    executor = ToolExecutor(registry)
+    base = ExecutionContext(session_id="mine")
+    assert call_context(base) is base
+    assert call_context() is None
+
+    async def runner(name: str, arguments: dict[str, Any]) -> ToolResult:
+        return await executor.run(name, arguments, call_context(base))
+
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    async def body() -> types.CallToolResult:
+        async with Client(MCPToolServer(registry, runner=runner).lowlevel) as client:
+            return await client.call_tool("tick", {}, progress_callback=on_progress)
+
+    result = run(body)
+    assert [c.text for c in result.content if isinstance(c, types.TextContent)] == ["mine"]
+    assert seen == [(1, 1, "tick")]
+    executor.close()

@@ -7,6 +7,8 @@ import re
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from mcp import StdioServerParameters
@@ -75,3 +77,12 @@ def stdio_params(*args: str) -> StdioServerParameters:
         args=["serve", "--tools", TOOLS_SPEC, *args],
         env={"PYTHONPATH": server_env()["PYTHONPATH"]},  # the code under test, as for HTTP
     )
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
+    """Poll ``condition`` a bounded number of times; its last answer."""
+    for _ in range(int(seconds * 20)):
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
