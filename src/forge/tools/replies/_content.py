@@ -8,10 +8,11 @@ says what it was (`describe`), so the model knows something was there.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from forge.tools.replies._common import output_json, output_text
+from forge.tools.replies._common import output_json
 from forge.tools.replies._limit import cut_text, limit_parts
 from forge.tools.values.content import Audio, Content, File, Image, ResourceLink, Text, as_content
 from forge.tools.values.output_limit import DEFAULT_OUTPUT_LIMIT, OutputLimit
@@ -44,10 +45,12 @@ class Reply:
     """Whether something was cut or left out."""
     result: ToolResult
     """The result (its output whole)."""
+    data: Any = None
+    """Plain output as JSON data (see `forge.tools.values._jsonable`)."""
 
     def json(self) -> Any:
         """Plain output as JSON data; the cut text when it was cut."""
-        return self.text if self.cut else output_json(self.result)
+        return self.text if self.cut else self.data
 
 
 def reply(result: ToolResult, default: OutputLimit | None = None) -> Reply:
@@ -55,8 +58,14 @@ def reply(result: ToolResult, default: OutputLimit | None = None) -> Reply:
     limit = limit_of(result, default)
     content = content_parts(result, limit)
     if content is None:
-        text, cut = cut_text(output_text(result), limit.max_chars)
-        return Reply(None, text, cut, result)
+        output = result.output
+        if type(output) is str:
+            text, cut = cut_text(output, limit.max_chars)
+            return Reply(None, text, cut, result, output)
+        data = output_json(result)
+        whole = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        text, cut = cut_text(whole, limit.max_chars)
+        return Reply(None, text, cut, result, data)
     return Reply(content[0], "", content[1], result)
 
 

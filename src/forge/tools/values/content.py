@@ -267,6 +267,9 @@ def _check_mime(mime_type: object, what: str) -> None:
         raise ValueError(f"{what} needs a MIME type such as 'image/png', got {mime_type!r}")
 
 
+_PLAIN = frozenset({str, dict, int, float, bool, type(None)})
+
+
 def is_content(value: Any) -> bool:
     """Whether `as_content` would turn ``value`` into parts (without reading any file)."""
     if isinstance(value, Content) or _is_path(value):
@@ -286,6 +289,8 @@ def as_content(value: Any) -> Content | list[Content] | None:
     Raises:
         OSError: A returned path cannot be read.
     """
+    if type(value) in _PLAIN:
+        return None
     if isinstance(value, Content):
         return value
     part = _single(value)
