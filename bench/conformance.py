@@ -37,13 +37,7 @@ SUITE = "@modelcontextprotocol/conformance@0.1.16"
 NODE_MAJOR = 22
 URL_RE = re.compile(r"(http://\S+/mcp)")
 
-_ISSUE_14 = "forge-tools results are text or structured JSON; issue 14 adds "
-NOT_YET = {
-    "tools-call-image": _ISSUE_14 + "image content",
-    "tools-call-audio": _ISSUE_14 + "audio content",
-    "tools-call-embedded-resource": _ISSUE_14 + "embedded resources",
-    "tools-call-mixed-content": _ISSUE_14 + "mixed content blocks",
-}
+NOT_YET: dict[str, str] = {}
 _TOOLS_ONLY = "forge-tools serves tools only, no {}"
 NOT_APPLICABLE = {
     "completion-complete": _TOOLS_ONLY.format("prompts or resource templates to complete"),

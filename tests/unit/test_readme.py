@@ -433,6 +433,71 @@ def test_conversion_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert namespace["registry"].to_provider("openai") == [weather, fetch]
 
 
+# -- Content -------------------------------------------------------------------------------
+
+
+def chart_session(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch
+) -> tuple[FakeAPI, dict[str, Any]]:
+    """Run the chart example against a fake Messages API that calls the chart tool once."""
+    import anthropic
+
+    api = FakeAPI(
+        dumped(anthropic_message([
+            {"type": "tool_use", "id": "toolu_9", "name": "bar_chart",
+             "input": {"values": [30, 80, 55]}},
+        ])),
+        dumped(anthropic_message([{"type": "text", "text": "The second bar."}])),
+        http=httpx2,
+    )  # fmt: skip
+    fakes.append(api)
+    monkeypatch.setattr(anthropic, "Anthropic", functools.partial(
+        anthropic.Anthropic, api_key="test", http_client=api.client(), max_retries=0))  # fmt: skip
+    return api, run_block("content-anthropic", session())
+
+
+def test_content_anthropic_round_trip(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The chart tool's answer reaches Anthropic as a text block and a PNG image block."""
+    import base64
+    import io
+
+    from anthropic.types import MessageParam
+    from PIL import Image
+
+    api, _ = chart_session(fakes, monkeypatch)
+    assert capsys.readouterr().out == "The second bar.\n"
+    answer = api.sent[1]["messages"][-1]
+    assert _read(TypeAdapter(MessageParam).validate_python(answer)) == answer
+    [result] = answer["content"]
+    text, image = result["content"]
+    assert text == {"type": "text", "text": "A chart of 3 bars:"}
+    assert (image["type"], image["source"]["media_type"]) == ("image", "image/png")
+    picture = Image.open(io.BytesIO(base64.b64decode(image["source"]["data"])))
+    assert picture.size == (60, 100)
+    assert picture.getpixel((30, 50)) == (0, 0, 128)  # inside the 80-high middle bar
+
+
+def test_content_mcp_example(
+    fakes: list[FakeAPI], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Over MCP the chart is a text block and an image block, for the official client."""
+    _, namespace = chart_session(fakes, monkeypatch)
+    capsys.readouterr()
+    run_block("content-mcp", namespace)
+    assert capsys.readouterr().out == "[('text', None), ('image', 'image/png')]\n"
+
+
+def _read(value: Any) -> Any:
+    """A validated value with the iterables pydantic validates lazily read into lists."""
+    if isinstance(value, dict):
+        return {k: _read(v) for k, v in value.items()}
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return [_read(v) for v in value]
+
+
 # -- Talking to the caller --------------------------------------------------------------
 
 
@@ -486,7 +551,8 @@ def test_every_tested_block_is_run() -> None:
     """Each marked block has a test here (a new block cannot go untested)."""
     tested = {"define", "roundtrip-openai", "roundtrip-responses", "roundtrip-anthropic",
               "roundtrip-anthropic-stream", "roundtrip-gemini", "langchain",
-              "conversion", "channel", "output-schema"}  # fmt: skip
+              "conversion", "content-anthropic", "content-mcp", "channel",
+              "output-schema"}  # fmt: skip
     assert set(blocks()) == tested
 
 

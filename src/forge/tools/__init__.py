@@ -43,10 +43,19 @@ if TYPE_CHECKING:
     from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
+    from forge.tools.values.content import Audio, Content, File, Image, ResourceLink, Text
+    from forge.tools.values.output_limit import OutputLimit
 
 # Execution loads asyncio and friends, and most programs never parse tool calls or
 # format results: these names are imported on first use.
 _LAZY = {
+    "Audio": "forge.tools.values.content",
+    "Content": "forge.tools.values.content",
+    "File": "forge.tools.values.content",
+    "Image": "forge.tools.values.content",
+    "OutputLimit": "forge.tools.values.output_limit",
+    "ResourceLink": "forge.tools.values.content",
+    "Text": "forge.tools.values.content",
     "Decision": "forge.tools.execution.permissions",
     "ToolBuilder": "forge.tools.model.builder",
     "create_tool": "forge.tools.model.builder",
@@ -86,21 +95,28 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Audio",
     "BaseTool",
+    "Content",
     "Decision",
     "DuplicateToolError",
     "ErrorKind",
     "ExecutionContext",
     "ExecutionHook",
     "ExecutionMetrics",
+    "File",
     "HandlerRegistry",
+    "Image",
     "LoadReport",
+    "OutputLimit",
     "PermissionRequest",
     "Placement",
     "PromptOptions",
     "RegistryEvent",
+    "ResourceLink",
     "RuleBasedPolicy",
     "SchemaConversionError",
+    "Text",
     "Tool",
     "ToolAnnotations",
     "ToolBuilder",

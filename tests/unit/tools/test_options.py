@@ -41,6 +41,7 @@ SAMPLE: ToolOptions = {
     "placement": "inline",
     "max_concurrency": 2,
     "error_details": "type",
+    "output_limit": {"max_chars": 20_000, "max_bytes": 1_000_000},
     "display_name": "Sample Tool",
     "usage_notes": "Pass a number.",
     "limitations": ["integers only"],
@@ -127,6 +128,7 @@ def _seen(t: Tool) -> dict[str, Any]:
         "max_concurrency": t.max_concurrency,
         "error_details": t.error_details,
         "output_schema": t.output_schema,
+        "output_limit": t.output_limit,
     }
 
 

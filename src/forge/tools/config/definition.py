@@ -10,7 +10,8 @@ A definition holds:
   ``internal``), the mock response or the HTTP request.
 * ``output_schema`` and the options of `forge.tools.model.options.ToolOptions`
   (metadata such as ``category``, ``tags`` and ``examples``, ``annotations``,
-  ``title``, ``timeout``, ``max_concurrency``, ``error_details``): optional.
+  ``title``, ``timeout``, ``max_concurrency``, ``error_details``, ``output_limit``):
+  optional.
   Not ``placement``, which follows the implementation (a mock runs inline),
   nor ``extra``, which records the implementation.
 

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
     from forge.tools.store._store import ToolSource
+    from forge.tools.values.output_limit import OutputLimit
 
 
 class Engine(Placement):
@@ -97,6 +98,8 @@ class Engine(Placement):
         max_threads: Worker threads for sync handlers.
         dry_run: Run every step but the handler, for every call (a context's
             ``dry_run`` turns it on for its calls).
+        output_limit: How much of an output goes to the model, for tools that set none
+            (stamped on each result; `forge.tools.values.output_limit`).
     """
 
     def __init__(
@@ -110,8 +113,10 @@ class Engine(Placement):
         max_concurrency: int | None = None,
         max_threads: int = 32,
         dry_run: bool = False,
+        output_limit: OutputLimit | None = None,
     ) -> None:
         self._registry = registry
+        self._output_limit = output_limit
         self._dry_run = dry_run
         self._get: Callable[[str], Tool | None] = registry.get
         self._context = context
@@ -131,7 +136,7 @@ class Engine(Placement):
         self._after = bound_methods(hooks, "after_call")[::-1]
         self._plain = not (
             self._before or self._after or self._limiter is not None or self._policy is not None
-            or self._dry_run
+            or self._dry_run or self._output_limit is not None
         )  # fmt: skip
 
     # -- entry points shared by every driver ---------------------------------------------
@@ -258,6 +263,10 @@ class Engine(Placement):
     def _outcome(self, call: ToolInvocation, result: ToolResult) -> ToolResult:
         if result.call_id != call.call_id or result.tool_name is None:
             result = result.for_call(call.call_id, result.tool_name or call.name)
+        tool = call.tool
+        limit = (tool.output_limit if tool is not None else None) or self._output_limit
+        if limit is not None and result.output_limit is None:
+            result = result.replace(output_limit=limit)
         if not result.success or logger.isEnabledFor(TRACE):
             _log_outcome(call.name, result, call.started)
         return result

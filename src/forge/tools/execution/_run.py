@@ -84,6 +84,7 @@ def _inline_runner(
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 JSON_SCALARS = _SCALARS
 _to_jsonable: Any = None
+_as_content: Any = None
 
 
 def _checked(result: ToolResult) -> ToolResult:
@@ -96,6 +97,9 @@ def _checked(result: ToolResult) -> ToolResult:
     out = result.output
     if type(out) in JSON_SCALARS:
         return result
+    content = _content(out, result.tool_name)
+    if content is not None:
+        return content if isinstance(content, ToolResult) else result.replace(output=content)
     global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
     if _to_jsonable is None:
         from pydantic_core import to_jsonable_python
@@ -107,6 +111,19 @@ def _checked(result: ToolResult) -> ToolResult:
         detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
         return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
     return result
+
+
+def _content(out: Any, tool_name: str | None) -> Any:
+    """``out`` as content parts (`forge.tools.values.content`), a failure, or ``None``."""
+    global _as_content  # noqa: PLW0603 - imported on first use, like pydantic-core
+    if _as_content is None:
+        from forge.tools.values.content import as_content
+
+        _as_content = as_content
+    try:
+        return _as_content(out)
+    except (OSError, ValueError, TypeError) as exc:
+        return failures.bad_content(tool_name or "?", type(out).__name__, exc)
 
 
 def failure(tool: Tool, exc: Exception) -> ToolResult:

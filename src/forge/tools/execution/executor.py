@@ -59,6 +59,7 @@ from forge.tools.execution._run import _run_coroutine
 from forge.tools.execution._steps import _check_limit, _coerce_call
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.context import ExecutionContext
+from forge.tools.values.output_limit import OutputLimit
 from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
@@ -90,6 +91,9 @@ class ToolExecutor(Engine):
             ``dry_run`` turns it on for the calls made with it, never off.
         strict: Deprecated and ignored: arguments answering strict-mode definitions
             (``to_provider(..., strict=True)``) are always understood (`Tool.compile_`).
+        output_limit: How much of an output goes back to the model, for tools that set
+            none: an `OutputLimit`, ``max_chars``, or a mapping of its fields (default:
+            `DEFAULT_OUTPUT_LIMIT`). Results keep their whole output.
     """
 
     def __init__(
@@ -105,9 +109,11 @@ class ToolExecutor(Engine):
         max_threads: int = 32,
         dry_run: bool = False,
         strict: bool | None = None,
+        output_limit: OutputLimit | int | Mapping[str, Any] | None = None,
     ) -> None:
         if strict is not None:
             _strict_is_automatic("ToolExecutor(strict=...)")
+        limit = OutputLimit.coerce(output_limit)
         _check_limit("max_concurrency", max_concurrency)
         _check_limit("max_threads", max_threads)
         self._metrics: ExecutionMetrics | None = None
@@ -124,6 +130,7 @@ class ToolExecutor(Engine):
             registry, context if context is not None else ExecutionContext(),
             hooks=tuple(installed), permissions=permissions, approve=approve,
             max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
+            output_limit=limit,
         )  # fmt: skip
 
     # -- configuration ---------------------------------------------------------------

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_MESSAGE_CHARS",
     "ErrorDetails",
+    "bad_content",
     "bad_output",
     "cancelled",
     "denied",
@@ -213,6 +214,19 @@ def bad_output(name: str, detail: str) -> ToolResult:
     return _fail(
         f"Tool {name!r} returned a value that cannot be sent as JSON ({detail}). "
         "This is a bug in the tool; do not retry it.",
+        ErrorKind.TOOL_ERROR,
+        False,
+    ).for_call(None, name)
+
+
+def bad_content(name: str, type_name: str, exc: Exception) -> ToolResult:
+    """The handler returned content (a path, an image, ...) that cannot be read or sent."""
+    return _fail(
+        limit(
+            f"Tool {name!r} returned {type_name} content that cannot be sent: {exc}. "
+            "This is a fault in the tool or its files; retrying will not help.",
+            400,
+        ),
         ErrorKind.TOOL_ERROR,
         False,
     ).for_call(None, name)

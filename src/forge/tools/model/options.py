@@ -16,6 +16,7 @@ from typing import Any, Final, Literal, TypedDict
 from forge.core.errors import ToolDefinitionError
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
+from forge.tools.values.output_limit import OutputLimit
 
 __all__ = [
     "OPTION_NAMES",
@@ -68,6 +69,9 @@ class ToolOptions(TypedDict, total=False):
     """The most calls of this tool that may run at once (1: one at a time)."""
     error_details: ErrorDetails
     """How much of a handler exception the model sees: ``message``, ``type`` or ``traceback``."""
+    output_limit: OutputLimit | int | Mapping[str, Any] | None
+    """How much of an output goes back to the model: an `OutputLimit`, ``max_chars``, or a
+    mapping of ``max_chars`` and ``max_bytes`` (default: the executor's limit)."""
     display_name: str | None
     """A human-readable name."""
     usage_notes: str | None
@@ -93,7 +97,9 @@ class ToolOptions(TypedDict, total=False):
 OPTION_NAMES: Final = ToolOptions.__optional_keys__ | ToolOptions.__required_keys__
 """Every option's name."""
 _METADATA: Final = frozenset(ToolMetadata.__dataclass_fields__) & OPTION_NAMES
-_EXECUTION: Final = frozenset({"timeout", "placement", "max_concurrency", "error_details"})
+_EXECUTION: Final = frozenset(
+    {"timeout", "placement", "max_concurrency", "error_details", "output_limit"}
+)
 _MISSING: Final = object()
 
 

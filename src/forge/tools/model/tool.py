@@ -15,6 +15,7 @@ from forge.tools.schema._param_table import analyse
 from forge.tools.values._readonly import freeze
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
+from forge.tools.values.output_limit import OutputLimit
 
 if TYPE_CHECKING:
     from forge.tools.model.options import ToolOptions
@@ -62,6 +63,9 @@ class Tool:
     """The most calls of this tool that may run at once (1: not safe for concurrent use)."""
     error_details: ErrorDetails = "message"
     """How much of a handler exception the model sees: ``message``, ``type`` or ``traceback``."""
+    output_limit: OutputLimit | None = None
+    """How much of an output goes back to the model (``None``: the executor's, else the
+    default); an int is ``max_chars``, a mapping `OutputLimit`'s fields."""
     source: Source = field(repr=False)
     """How the tool's schema is built and its handler called (internal)."""
     _compiled: Compiled | None = field(default=None, repr=False)
@@ -85,7 +89,10 @@ class Tool:
             )
         _check_execution_options(self)
         _check_output_option(self)
-        plain = self.max_concurrency is None and self.placement != "process"
+        plain = (
+            self.max_concurrency is None and self.placement != "process"
+            and self.output_limit is None
+        )  # fmt: skip
         object.__setattr__(self, "_plain", plain)
         direct = plain and self.timeout is None and not self.source.is_async
         object.__setattr__(self, "_direct", direct)
@@ -268,6 +275,10 @@ def _check_execution_options(t: Tool) -> None:
         raise ToolDefinitionError(
             t.name, f"placement must be 'auto', 'inline' or 'process', got {t.placement!r}"
         )
+    try:
+        object.__setattr__(t, "output_limit", OutputLimit.coerce(t.output_limit))
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(t.name, f"output_limit: {exc}") from None
 
 
 def _check_output_option(t: Tool) -> None:

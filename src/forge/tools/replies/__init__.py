@@ -23,6 +23,12 @@ compact JSON) and as JSON where it takes JSON; values JSON cannot hold (bytes, d
 pydantic models, sets, datetimes, ...) are converted by one rule, documented in
 `forge.tools.values._jsonable`. Providers without an error flag get the message prefixed with
 ``Error: ``.
+
+A result may also hold content parts (images, audio, files, resource links, text; see
+`forge.tools.values.content`): each provider's module says how it sends each kind, and
+what it does with a kind its tool results cannot carry. What goes to the model is cut to
+the result's `OutputLimit` (its tool's or executor's, else ``limit``, else
+`DEFAULT_OUTPUT_LIMIT`), with a note the model can act on; the result keeps it all.
 """
 
 from __future__ import annotations
@@ -38,11 +44,12 @@ from forge.tools.replies.gemini import format_gemini
 from forge.tools.replies.mcp import ToolLookup, format_mcp
 from forge.tools.replies.openai import format_mistral, format_ollama, format_openai
 from forge.tools.replies.responses import format_responses
+from forge.tools.values.output_limit import OutputLimit
 from forge.tools.values.results import ToolResult
 
 __all__ = ["FORMATTERS", "format_results"]
 
-FORMATTERS: dict[str, Callable[[list[ToolResult]], list[dict[str, Any]]]] = {
+FORMATTERS: dict[str, Callable[[list[ToolResult], OutputLimit | None], list[dict[str, Any]]]] = {
     "openai": format_openai,
     "openai-responses": format_responses,
     "anthropic": format_anthropic,
@@ -55,7 +62,11 @@ FORMATTERS: dict[str, Callable[[list[ToolResult]], list[dict[str, Any]]]] = {
 
 
 def format_results(
-    results: ToolResult | Iterable[ToolResult], provider: str, *, tools: ToolLookup | None = None
+    results: ToolResult | Iterable[ToolResult],
+    provider: str,
+    *,
+    limit: OutputLimit | int | None = None,
+    tools: ToolLookup | None = None,
 ) -> list[dict[str, Any]]:
     """Return the provider's tool-result messages for ``results``, in order.
 
@@ -64,13 +75,16 @@ def format_results(
             ``call_id`` and ``tool_name`` of the call it answers.
         provider: ``openai``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
             ``bedrock``, ``mistral`` or ``mcp``.
+        limit: The `OutputLimit` (or ``max_chars``) of results whose tool and executor
+            set none (default: `DEFAULT_OUTPUT_LIMIT`).
         tools: The tools the results come from (a registry), for MCP: an output of a tool
             with an output schema then goes as the ``structuredContent`` that schema
             describes, as MCP clients require (see `forge.tools.replies.mcp`).
 
     Returns:
         Messages (or input items, or ``CallToolResult`` dicts for MCP) to append to the
-        conversation, as plain JSON-ready dicts.
+        conversation, as plain JSON-ready dicts (Bedrock's image and document blocks hold
+        raw ``bytes``, as boto3 takes them).
 
     Raises:
         UnsupportedProviderError: ``provider`` is not supported.
@@ -82,6 +96,7 @@ def format_results(
 'content': 'no such city', 'is_error': True}]}]
     """
     name = resolve_provider(provider)
+    chosen = OutputLimit.coerce(limit)
     if name == "mcp" and tools is not None:
-        return format_mcp(results_list(results), tools)
-    return FORMATTERS[name](results_list(results))
+        return format_mcp(results_list(results), chosen, tools)
+    return FORMATTERS[name](results_list(results), chosen)

@@ -9,7 +9,7 @@ from forge.core._text import article
 from forge.tools.parsing._common import ToolCallFormatError
 from forge.tools.values.results import ToolResult
 
-__all__ = ["call_id", "error_text", "output_json", "output_text", "results_list", "tool_name"]
+__all__ = ["call_id", "error_text", "output_json", "results_list", "tool_name"]
 
 
 def results_list(results: ToolResult | Iterable[ToolResult]) -> list[ToolResult]:
@@ -23,16 +23,6 @@ def results_list(results: ToolResult | Iterable[ToolResult]) -> list[ToolResult]
                 f"result {index} is {article(type(result).__name__)}, not a ToolResult"
             )
     return out
-
-
-def output_text(result: ToolResult) -> str:
-    """A successful result's output as text: a string as is, anything else as JSON."""
-    output = result.output
-    if type(output) is str:
-        return output
-    from forge.tools.values._jsonable import dumps
-
-    return dumps(output)
 
 
 def output_json(result: ToolResult) -> Any:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from forge.tools.values.output_limit import OutputLimit
 
 __all__ = ["ErrorKind", "ToolResult"]
 
@@ -40,6 +43,9 @@ class ToolResult:
     """The id of the `ToolCall` this result answers, if any."""
     tool_name: str | None = None
     """The tool that produced the result."""
+    output_limit: OutputLimit | None = None
+    """How much of the output goes to the model, set by the tool or executor (``None``: the
+    default); ``output`` itself is always whole (see `forge.tools.values.output_limit`)."""
 
     @classmethod
     def ok(cls, output: Any = None, **metadata: Any) -> ToolResult:
@@ -55,10 +61,9 @@ class ToolResult:
 
     def for_call(self, call_id: str | None, tool_name: str | None) -> ToolResult:
         """Return this result tagged with the call it answers."""
-        return _make(
-            type(self), self.success, self.output, self.error, self.error_kind,
-            self.metadata, call_id, tool_name,
-        )  # fmt: skip
+        result = _new(type(self))
+        _set_dict(result, {**self.__dict__, "call_id": call_id, "tool_name": tool_name})
+        return result
 
     def replace(self, **changes: Any) -> ToolResult:
         """Return a copy with some fields changed."""

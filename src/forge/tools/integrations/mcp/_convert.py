@@ -3,7 +3,9 @@
 Outputs keep their JSON type across MCP: besides the text block, every output
 that is not a string travels as ``structuredContent``, wrapped under
 ``result`` when it is not an object (see `forge.tools.formats.mcp`). Failures
-keep their `ErrorKind` and retry advice in ``_meta``.
+keep their `ErrorKind` and retry advice in ``_meta``. Content parts (images,
+audio, files, links) travel as MCP content blocks both ways
+(`forge.tools.integrations.mcp._content`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import mcp_types as types
 
 from forge.tools import ErrorKind, ToolResult
 from forge.tools.formats.mcp import WRAPPED_META, needs_wrapping, unwrap_output, wrap_output
-from forge.tools.replies.mcp import format_mcp_one
+from forge.tools.integrations.mcp._content import imported_content
+from forge.tools.replies.mcp import TRUNCATED_META, format_mcp_one
 from forge.tools.values._jsonable import to_jsonable
+from forge.tools.values.content import is_content
 
 __all__ = ["ERROR_KIND_META", "RETRYABLE_META", "call_result", "from_call_result"]
 
@@ -44,6 +48,9 @@ def call_result(
             meta[RETRYABLE_META] = result.metadata["retryable"]
         wire["_meta"] = meta
         return types.CallToolResult.model_validate(wire)
+    meta = wire.get("_meta", {})
+    if is_content(result.output) or (meta.get(TRUNCATED_META) and output_schema is None):
+        return types.CallToolResult.model_validate(wire)
     data = wire["structuredContent"] if "structuredContent" in wire else to_jsonable(result.output)
     if output_schema is not None:
         wrapped = needs_wrapping(output_schema)
@@ -53,7 +60,7 @@ def call_result(
         wrapped = not isinstance(data, dict)
     if wrapped:
         wire["structuredContent"] = wrap_output(data)
-        wire["_meta"] = {WRAPPED_META: True}
+        wire["_meta"] = {**meta, WRAPPED_META: True}
     else:
         wire["structuredContent"] = data
     return types.CallToolResult.model_validate(wire)
@@ -64,7 +71,7 @@ def from_call_result(name: str, result: types.CallToolResult) -> ToolResult:
 
     Structured content becomes the output when present (unwrapped when the
     result says it is wrapped); otherwise the text of a single text block, or
-    the list of content blocks as dicts.
+    the content blocks as content parts (one part alone, several as a list).
     """
     meta = result.meta if isinstance(result.meta, dict) else {}
     texts = [b.text for b in result.content if isinstance(b, types.TextContent)]
@@ -80,7 +87,7 @@ def from_call_result(name: str, result: types.CallToolResult) -> ToolResult:
     elif len(result.content) == 1 and len(texts) == 1:
         output = texts[0]
     else:
-        output = [b.model_dump(by_alias=True, exclude_none=True) for b in result.content]
+        output = imported_content(result.content)
     return ToolResult.ok(output).for_call(None, name)
 
 

@@ -28,7 +28,8 @@ SERVER_PASSES = [
     "json-schema-2020-12", "server-sse-polling", "server-sse-multiple-streams",
     "dns-rebinding-protection", "logging-set-level", "tools-call-with-logging",
     "tools-call-with-progress", "tools-call-sampling", "tools-call-elicitation",
-    "elicitation-sep1034-defaults", "elicitation-sep1330-enums",
+    "elicitation-sep1034-defaults", "elicitation-sep1330-enums", "tools-call-image",
+    "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content",
 ]  # fmt: skip
 CLIENT_PASSES = ["initialize", "tools_call", "sse-retry"]
 

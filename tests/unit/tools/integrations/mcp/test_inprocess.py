@@ -28,6 +28,7 @@ from forge.tools.integrations.mcp._convert import call_result, from_call_result
 from forge.tools.integrations.mcp._http import BearerAuth
 from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.serve import serve_http
+from forge.tools.values.content import Text
 
 T = TypeVar("T")
 
@@ -154,9 +155,7 @@ def test_results_convert_both_ways() -> None:
                                _meta={"forge-tools/errorKind": "weird"})  # fmt: skip
     assert from_call_result("t", odd).error_kind is ErrorKind.TOOL_ERROR
     two = types.CallToolResult(content=[types.TextContent(text="a"), types.TextContent(text="b")])
-    assert from_call_result("t", two).output == [
-        {"type": "text", "text": "a"}, {"type": "text", "text": "b"},
-    ]  # fmt: skip
+    assert from_call_result("t", two).output == [Text("a"), Text("b")]
     assert call_result(ToolResult.ok("text")).structured_content is None
 
 
