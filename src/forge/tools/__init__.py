@@ -43,6 +43,14 @@ if TYPE_CHECKING:
     from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
+    from forge.tools.values.channel import (
+        Elicitation,
+        ElicitRequest,
+        LogMessage,
+        Progress,
+        Sampled,
+        SampleRequest,
+    )
     from forge.tools.values.content import Audio, Content, File, Image, ResourceLink, Text
     from forge.tools.values.output_limit import OutputLimit
 
@@ -50,6 +58,12 @@ if TYPE_CHECKING:
 # format results: these names are imported on first use.
 _LAZY = {
     "Audio": "forge.tools.values.content",
+    "ElicitRequest": "forge.tools.values.channel",
+    "Elicitation": "forge.tools.values.channel",
+    "LogMessage": "forge.tools.values.channel",
+    "Progress": "forge.tools.values.channel",
+    "SampleRequest": "forge.tools.values.channel",
+    "Sampled": "forge.tools.values.channel",
     "Content": "forge.tools.values.content",
     "File": "forge.tools.values.content",
     "Image": "forge.tools.values.content",
@@ -100,6 +114,8 @@ __all__ = [
     "Content",
     "Decision",
     "DuplicateToolError",
+    "ElicitRequest",
+    "Elicitation",
     "ErrorKind",
     "ExecutionContext",
     "ExecutionHook",
@@ -108,13 +124,17 @@ __all__ = [
     "HandlerRegistry",
     "Image",
     "LoadReport",
+    "LogMessage",
     "OutputLimit",
     "PermissionRequest",
     "Placement",
+    "Progress",
     "PromptOptions",
     "RegistryEvent",
     "ResourceLink",
     "RuleBasedPolicy",
+    "SampleRequest",
+    "Sampled",
     "SchemaConversionError",
     "Text",
     "Tool",

@@ -84,3 +84,18 @@ def test_without_a_schema_or_without_tools_nothing_changes() -> None:
     assert "structuredContent" not in _reply("plain", {"name": "x"})
     (result,) = REGISTRY.execute_all([{"id": "c", "name": "greet", "arguments": {"name": "x"}}])
     assert "structuredContent" not in format_results([result], "mcp")[0]
+
+
+def test_a_cut_output_of_a_typed_tool_keeps_its_structured_content() -> None:
+    """MCP clients require structuredContent from a tool with an output schema, even cut."""
+    long = "word " * 1_000
+    (result,) = REGISTRY.execute_all([{"id": "c", "name": "greet", "arguments": {"name": long}}])
+    (reply,) = format_results([result], "mcp", tools=REGISTRY, limit=1_000)
+    types.CallToolResult.model_validate(reply)
+    assert reply["_meta"] == {"forge-tools/wrapped": True, "forge-tools/truncated": True}
+    assert reply["structuredContent"] == {"result": f"hello {long}"}
+    assert len(reply["content"][0]["text"]) <= 1_000  # type: ignore[index]
+    (untyped,) = REGISTRY.execute_all([{"id": "c", "name": "plain", "arguments": {"name": long}}])
+    assert (
+        "structuredContent" not in format_results([untyped], "mcp", tools=REGISTRY, limit=1_000)[0]
+    )
