@@ -14,6 +14,7 @@ from forge.tools import ToolResult, format_results
 from forge.tools.parsing import PROVIDERS
 from forge.tools.values.content import Content, Image, Text
 from tests.unit.tools.content_samples import PARTS, PDF, PNG, WAV
+from tests.unit.tools.replies.sdk_checks import check_bedrock
 
 MIX: list[Any] = ["Chart and data:", PARTS["png"], PARTS["json"], PARTS["link"]]
 
@@ -104,30 +105,6 @@ def _check_ollama(messages: list[Any]) -> None:
         assert model.model_dump(exclude_none=True) == message
 
 
-def _check_bedrock(messages: list[Any]) -> None:
-    import botocore.session
-    from botocore.validate import ParamValidator
-
-    service = botocore.session.get_session().get_service_model("bedrock-runtime")
-    shape = service.operation_model("Converse").input_shape
-    uses = [
-        {"toolUse": {"toolUseId": b["toolResult"]["toolUseId"], "name": "t", "input": {}}}
-        for m in messages
-        for b in m["content"]
-    ]
-    request = {
-        "modelId": "anthropic.claude-sonnet-4",
-        "messages": [
-            {"role": "user", "content": [{"text": "go"}]},
-            {"role": "assistant", "content": uses},
-            *messages,
-        ],
-        "toolConfig": {"tools": [{"toolSpec": {"name": "t", "inputSchema": {"json": {}}}}]},
-    }
-    report = ParamValidator().validate(request, shape)
-    assert not report.has_errors(), report.generate_report()
-
-
 def _check_mcp(results: list[Any]) -> None:
     from mcp.types import CallToolResult
 
@@ -144,7 +121,7 @@ CHECKS = {
     "anthropic": _check_anthropic,
     "gemini": _check_gemini,
     "ollama": _check_ollama,
-    "bedrock": _check_bedrock,
+    "bedrock": check_bedrock,
     "mistral": _check_mistral,
     "mcp": _check_mcp,
 }

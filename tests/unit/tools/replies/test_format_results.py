@@ -15,6 +15,7 @@ from pydantic import BaseModel, TypeAdapter
 from forge.core.errors import UnsupportedProviderError
 from forge.tools import ErrorKind, ToolCallFormatError, ToolResult, format_results
 from forge.tools.parsing import GENERATED_ID_PREFIX, PROVIDERS
+from tests.unit.tools.replies.sdk_checks import check_bedrock
 
 
 @dataclasses.dataclass
@@ -106,30 +107,6 @@ def _check_ollama(messages: list[Any]) -> None:
         assert model.model_dump(exclude_none=True) == message
 
 
-def _check_bedrock(messages: list[Any]) -> None:
-    import botocore.session
-    from botocore.validate import ParamValidator
-
-    service = botocore.session.get_session().get_service_model("bedrock-runtime")
-    shape = service.operation_model("Converse").input_shape
-    calls = [
-        {"toolUse": {"toolUseId": b["toolResult"]["toolUseId"], "name": "t", "input": {}}}
-        for m in messages
-        for b in m["content"]
-    ]
-    request = {
-        "modelId": "anthropic.claude-sonnet-4",
-        "messages": [
-            {"role": "user", "content": [{"text": "go"}]},
-            {"role": "assistant", "content": calls},
-            *messages,
-        ],
-        "toolConfig": {"tools": [{"toolSpec": {"name": "t", "inputSchema": {"json": {}}}}]},
-    }
-    report = ParamValidator().validate(request, shape)
-    assert not report.has_errors(), report.generate_report()
-
-
 def _check_mistral(messages: list[Any]) -> None:
     from mistralai.client.models import ToolMessage
 
@@ -156,7 +133,7 @@ CHECKS = {
     "anthropic": _check_anthropic,
     "gemini": _check_gemini,
     "ollama": _check_ollama,
-    "bedrock": _check_bedrock,
+    "bedrock": check_bedrock,
     "mistral": _check_mistral,
     "mcp": _check_mcp,
 }

@@ -1,0 +1,30 @@
+"""Provider replies checked by the official SDKs' own validators (shared by the reply tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def check_bedrock(messages: list[Any]) -> None:
+    """Validate ``messages`` (Bedrock tool results) inside a whole Converse request."""
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    service = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = service.operation_model("Converse").input_shape
+    calls = [
+        {"toolUse": {"toolUseId": b["toolResult"]["toolUseId"], "name": "t", "input": {}}}
+        for m in messages
+        for b in m["content"]
+    ]
+    request = {
+        "modelId": "anthropic.claude-sonnet-4",
+        "messages": [
+            {"role": "user", "content": [{"text": "go"}]},
+            {"role": "assistant", "content": calls},
+            *messages,
+        ],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "t", "inputSchema": {"json": {}}}}]},
+    }
+    report = ParamValidator().validate(request, shape)
+    assert not report.has_errors(), report.generate_report()
