@@ -63,7 +63,8 @@ def test_a_path_that_cannot_be_read_is_a_tool_error(tmp_path: Path) -> None:
 
 def test_a_pil_image_becomes_a_png() -> None:
     """A PIL image is saved as PNG (JPEG keeps its format)."""
-    pil = pytest.importorskip("PIL.Image")
+    import PIL.Image as pil  # Pillow is a test dependency (the dev extra)
+
     result = _run(pil.new("RGB", (2, 2), "red"))
     assert isinstance(result.output, Image)
     assert result.output.mime_type == "image/png"
