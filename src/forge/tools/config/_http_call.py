@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import BlockedAddressError
 from forge.tools.config._network import NetworkPolicy, resolve_checked
-from forge.tools.config.http import HttpSpec, expand_env
+from forge.tools.config.http import HttpSpec, expand_env, is_credential_header
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
@@ -132,14 +132,36 @@ async def _exchange(
             )
             status, location = response[0], response[1]
             if status in _REDIRECTS and location:
+                origin = _origin(target)
                 target = target.join(location)
                 if target.scheme not in ("http", "https"):
                     return ToolResult.fail(f"refused a redirect to a {target.scheme!r} URL")
+                if _origin(target) != origin:
+                    headers = _without_credentials(spec, headers)
+                    target = target.copy_with(userinfo=b"")
                 if status == 303 or (status in (301, 302) and method == "POST"):
                     method, body = "GET", None
                 continue
             return _result(method, str(target), response)
     return ToolResult.fail(f"{method} {_shown(url)} redirected more than {MAX_REDIRECTS} times")
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    default = 443 if url.scheme == "https" else 80
+    return url.scheme, url.host, url.port or default
+
+
+def _without_credentials(spec: HttpSpec, headers: dict[str, str]) -> dict[str, str]:
+    """The headers another origin may see: none that names or carries a credential.
+
+    A redirect to another scheme, host or port drops ``Authorization``,
+    ``Cookie``, every secret-looking header and every header filled from the
+    environment, as browsers and ``requests`` drop ``Authorization``. A 307 or
+    308 still re-sends the method and body (RFC 9110), as ``requests`` does.
+    """
+    dropped = {name.lower() for name, value in spec.headers if is_credential_header(name, value)}
+    dropped |= {"authorization", "proxy-authorization", "cookie"}
+    return {k: v for k, v in headers.items() if k.lower() not in dropped}
 
 
 async def _send(
@@ -159,6 +181,7 @@ async def _send(
     port = target.port or (443 if target.scheme == "https" else 80)
     addresses = await resolve_checked(target.host, port, policy=policy)
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    client.cookies.clear()  # cookies set by one hop never travel to the next
     for position, address in enumerate(addresses, start=1):
         request = client.build_request(
             method, target.copy_with(host=address),

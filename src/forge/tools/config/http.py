@@ -19,6 +19,9 @@ query of the URL, never in its scheme, host or port, and ``${VAR}`` may be
 used in the URL to choose the server. Private, loopback and link-local
 targets are refused, after DNS resolution and on every redirect, unless the
 loader is given ``allow_private_network`` (``True``, or the networks allowed).
+A redirect to another origin (scheme, host or port) drops the credentials:
+``Authorization``, ``Cookie``, secret-looking headers, headers filled from the
+environment and the URL's userinfo.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError
 
-__all__ = ["HttpSpec", "parse_http_spec"]
+__all__ = ["HttpSpec", "is_credential_header", "parse_http_spec"]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
 DEFAULT_TIMEOUT = 10.0
@@ -77,6 +80,11 @@ def expand_env(text: str, where: str, *, template: bool = False) -> str:
         return found.replace("{", "{{").replace("}", "}}") if template else found
 
     return _ENV_REF.sub(value, text)
+
+
+def is_credential_header(name: str, value: str) -> bool:
+    """Whether a configured header is a credential: a secret-looking name or a ``${VAR}`` value."""
+    return bool(_SECRET_HEADER.search(name) or _ENV_REF.search(value))
 
 
 def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any]) -> HttpSpec:

@@ -291,3 +291,51 @@ def test_each_resolved_address_is_tried(http_server: str) -> None:
     result = registry.execute("call_api", {})
     assert result.success, result.error
     assert result.output["headers"]["host"] == f"localhost:{port}"
+
+
+@pytest.mark.parametrize("code", ["301", "302", "303", "307", "308"])
+def test_credentials_are_dropped_on_a_cross_origin_redirect(
+    http_server: str, other_http_server: str, monkeypatch: pytest.MonkeyPatch, code: str
+) -> None:
+    """Another origin (here another port) never gets the configured credentials."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "s3cret-token")
+    monkeypatch.setenv("FORGE_TEST_PASSWORD", "pw-s3cret")
+    base = http_server.replace("http://", "http://user:${FORGE_TEST_PASSWORD}@")
+    registry = http_tool(
+        {"method": "POST", "url": base + "/redirect", "query": {"to": "to", "code": "code"},
+         "body": ["note"],
+         "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}",
+                     "Cookie": "s=${FORGE_TEST_TOKEN}", "X-Api-Key": "${FORGE_TEST_TOKEN}",
+                     "Accept": "application/json"}},
+        {"to": STRING, "code": STRING, "note": STRING},
+    )  # fmt: skip
+    result = registry.execute(
+        "call_api", {"to": other_http_server + "/landed", "code": code, "note": "n"}
+    )
+    assert result.success, result.error
+    seen = result.output
+    assert seen["path"] == "/landed"
+    for header in ("authorization", "cookie", "x-api-key"):
+        assert header not in seen["headers"]
+    assert "s3cret" not in json.dumps(seen)
+    assert seen["headers"]["accept"] == "application/json"
+    # 307 and 308 keep the method and body (RFC 9110 15.4), as requests does.
+    assert seen["method"] == ("POST" if code in ("307", "308") else "GET")
+    assert seen["body"] == ({"note": "n"} if code in ("307", "308") else None)
+
+
+def test_credentials_are_kept_on_a_same_origin_redirect(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A redirect within the origin keeps the headers, the method and the body (307)."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "s3cret-token")
+    registry = http_tool(
+        {"method": "POST", "url": http_server + "/redirect", "query": {"to": "to", "code": "code"},
+         "body": ["note"], "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"}},
+        {"to": STRING, "code": STRING, "note": STRING},
+    )  # fmt: skip
+    result = registry.execute("call_api", {"to": "/landed", "code": "307", "note": "n"})
+    assert result.success, result.error
+    assert result.output["headers"]["authorization"] == "Bearer s3cret-token"
+    assert result.output["method"] == "POST"
+    assert result.output["body"] == {"note": "n"}
