@@ -85,7 +85,10 @@ def _request_parts(
         if param not in arguments or arguments[param] is None:
             raise LookupError(f"the url needs the parameter {param!r}, which was not given")
         path_values[param] = urllib.parse.quote(_text(arguments[param]), safe="")
-    url = expand_env(spec.url, "the url", template=True).format(**path_values)
+    path, mark, query = spec.url.partition("?")
+    url = expand_env(path, "the url", template=True) + mark
+    url += expand_env(query, "the url", template=True, quoted=True)
+    url = url.format(**path_values)
     headers = {k: expand_env(v, f"the header {k!r}") for k, v in spec.headers}
     params = [
         (wire, _text(arguments[param]))
@@ -118,7 +121,9 @@ async def _exchange(
 ) -> ToolResult:
     import httpx
 
-    target = httpx.URL(url, params=params or None)
+    target = httpx.URL(url)
+    if params:  # after the url's own query parameters
+        target = target.copy_with(params=[*target.params.multi_items(), *params])
     async with httpx.AsyncClient(trust_env=False, follow_redirects=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             response = await _send(

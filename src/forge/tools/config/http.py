@@ -16,7 +16,9 @@ Secrets come only from environment variables, read at call time: a literal
 value for a header such as ``Authorization`` or ``X-Api-Key`` is refused when
 the file is loaded. ``{param}`` placeholders may appear only in the path and
 query of the URL, never in its scheme, host or port, and ``${VAR}`` may be
-used in the URL to choose the server. Private, loopback and link-local
+used in the URL to choose the server. The URL's own query string is kept
+(its ``${VAR}`` values percent-encoded) and the ``query`` parameters follow
+it. Private, loopback and link-local
 targets are refused, after DNS resolution and on every redirect, unless the
 loader is given ``allow_private_network`` (``True``, or the networks allowed).
 A redirect to another origin (scheme, host or port) drops the credentials:
@@ -29,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 import string
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -60,11 +63,12 @@ class HttpSpec:
     max_response_bytes: int
 
 
-def expand_env(text: str, where: str, *, template: bool = False) -> str:
+def expand_env(text: str, where: str, *, template: bool = False, quoted: bool = False) -> str:
     """Replace ``${VAR}`` / ``${VAR:-default}`` with environment values.
 
     With ``template`` the values' braces are doubled, so the result can still
     be filled with `str.format` without a value being read as a placeholder.
+    With ``quoted`` the values are percent-encoded (for a URL's query).
 
     Raises:
         LookupError: A variable without default is not set (named, value never shown).
@@ -77,6 +81,8 @@ def expand_env(text: str, where: str, *, template: bool = False) -> str:
             if default is None:
                 raise LookupError(f"environment variable {name} (used in {where}) is not set")
             found = default
+        if quoted:
+            found = urllib.parse.quote(found, safe="")
         return found.replace("{", "{{").replace("}", "}}") if template else found
 
     return _ENV_REF.sub(value, text)

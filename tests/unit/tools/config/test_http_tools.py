@@ -339,3 +339,18 @@ def test_credentials_are_kept_on_a_same_origin_redirect(
     assert result.output["headers"]["authorization"] == "Bearer s3cret-token"
     assert result.output["method"] == "POST"
     assert result.output["body"] == {"note": "n"}
+
+
+def test_configured_query_string_is_kept(http_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The url's own query, with ${VAR} and {param} filled in, is merged with the arguments."""
+    monkeypatch.setenv("FORGE_TEST_KEY", "k&1 #x")
+    registry = http_tool(
+        {"url": http_server + "/fixed?format=json&appid=${FORGE_TEST_KEY}&city={city}"},
+        {"city": STRING, "units": STRING},
+    )
+    result = registry.execute("call_api", {"city": "São Paulo&x=1", "units": "metric"})
+    assert result.success, result.error
+    assert result.output["path"] == "/fixed"
+    assert result.output["query"] == {
+        "format": ["json"], "appid": ["k&1 #x"], "city": ["São Paulo&x=1"], "units": ["metric"],
+    }  # fmt: skip
