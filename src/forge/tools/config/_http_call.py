@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import string
 import urllib.parse
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,12 @@ def http_handler(
             method, url, headers, params, body = _request_parts(tool_name, spec, arguments)
         except LookupError as exc:
             return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
+        except _BadArgument as exc:
+            errors = [
+                {"path": field, "kind": "path_segment", "message": "'.' and '..' are not allowed"}
+                for field in exc.fields
+            ]
+            return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
         try:
             async with asyncio.timeout(spec.timeout):
                 return await _exchange(
@@ -86,8 +93,9 @@ def _request_parts(
             raise LookupError(f"the url needs the parameter {param!r}, which was not given")
         path_values[param] = urllib.parse.quote(_text(arguments[param]), safe="")
     path, mark, query = spec.url.partition("?")
-    url = expand_env(path, "the url", template=True) + mark
-    url += expand_env(query, "the url", template=True, quoted=True)
+    path = expand_env(path, "the url", template=True)
+    _check_segments(path, path_values)
+    url = path + mark + expand_env(query, "the url", template=True, quoted=True)
     url = url.format(**path_values)
     headers = {k: expand_env(v, f"the header {k!r}") for k, v in spec.headers}
     params = [
@@ -99,6 +107,29 @@ def _request_parts(
     if spec.body is not None:
         body = {wire: arguments[param] for wire, param in spec.body if param in arguments}
     return spec.method, url, headers, params, body
+
+
+class _BadArgument(ValueError):
+    """An argument cannot be used in the request (internal: caught in this module)."""
+
+    def __init__(self, message: str, fields: list[str]) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+def _check_segments(path: str, values: dict[str, str]) -> None:
+    """Refuse arguments that make a path segment ``.`` or ``..`` (which would climb)."""
+    for piece in path.split("/"):
+        fields = [f for _, f, _, _ in string.Formatter().parse(piece) if f]
+        if fields and urllib.parse.unquote(piece.format(**values)) in (".", ".."):
+            names = " and ".join(repr(f) for f in fields)
+            plural = "s" if len(fields) > 1 else ""
+            raise _BadArgument(
+                f"the argument{plural} {names} cannot make the URL path segment "
+                f"{piece.format(**values)!r}: '.' and '..' would leave the path; "
+                "pass another value",
+                fields,
+            )
 
 
 def _text(value: Any) -> str:

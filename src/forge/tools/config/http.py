@@ -15,12 +15,13 @@ An ``http`` implementation describes one request::
 Secrets come only from environment variables, read at call time: a literal
 value for a header such as ``Authorization`` or ``X-Api-Key`` is refused when
 the file is loaded. ``{param}`` placeholders may appear only in the path and
-query of the URL, never in its scheme, host or port, and ``${VAR}`` may be
-used in the URL to choose the server. The URL's own query string is kept
-(its ``${VAR}`` values percent-encoded) and the ``query`` parameters follow
-it. Private, loopback and link-local
-targets are refused, after DNS resolution and on every redirect, unless the
-loader is given ``allow_private_network`` (``True``, or the networks allowed).
+query of the URL, never in its scheme, host or port; a path argument stays
+within its segment (``/`` is encoded, ``.`` and ``..`` are refused), and
+``${VAR}`` may be used in the URL to choose the server. The URL's own query
+string is kept (its ``${VAR}`` values percent-encoded) and the ``query``
+parameters follow it. Private, loopback and link-local targets are refused,
+after DNS resolution and on every redirect, unless the loader is given
+``allow_private_network`` (``True``, or the networks allowed).
 A redirect to another origin (scheme, host or port) drops the credentials:
 ``Authorization``, ``Cookie``, secret-looking headers, headers filled from the
 environment and the URL's userinfo.

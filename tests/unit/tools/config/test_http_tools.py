@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from forge.core.errors import ToolDefinitionError
+from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools import ToolRegistry
 from forge.tools.config import HandlerRegistry, build_tool, load_tools
 
@@ -354,3 +354,37 @@ def test_configured_query_string_is_kept(http_server: str, monkeypatch: pytest.M
     assert result.output["query"] == {
         "format": ["json"], "appid": ["k&1 #x"], "city": ["São Paulo&x=1"], "units": ["metric"],
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("value", ["..", ".", "%2e%2e", "%2E", "../admin", "a/../../b", "/x"])
+def test_a_path_parameter_stays_one_segment(http_server: str, value: str) -> None:
+    """'.' and '..' are refused, naming the parameter; '/' and '%' are percent-encoded."""
+    registry = http_tool({"url": http_server + "/users/{user_id}/posts"}, {"user_id": STRING})
+    if value in ("..", "."):
+        with pytest.raises(ToolValidationError, match=r"'user_id' .* path segment") as info:
+            registry.execute("call_api", {"user_id": value})
+        assert [e.path for e in info.value.errors] == ["user_id"]
+    else:
+        result = registry.execute("call_api", {"user_id": value})
+        assert result.success, result.error
+        path = result.output["path"]
+        assert path.startswith("/users/")
+        assert path.endswith("/posts")
+        assert path.count("/") == 3, path
+
+
+def test_path_parameters_cannot_join_into_a_dot_segment(http_server: str) -> None:
+    """Two placeholders in one segment that together spell '..' are refused too."""
+    registry = http_tool({"url": http_server + "/a/{x}{y}/b"}, {"x": STRING, "y": STRING})
+    with pytest.raises(ToolValidationError) as info:
+        registry.execute("call_api", {"x": ".", "y": "."})
+    assert [e.path for e in info.value.errors] == ["x", "y"]
+    assert "arguments 'x' and 'y'" in str(info.value)
+
+
+def test_dots_in_the_query_are_plain_values(http_server: str) -> None:
+    """Only the path is guarded: '..' as a query value is sent as it is."""
+    registry = http_tool({"url": http_server + "/q?name={name}"}, {"name": STRING})
+    result = registry.execute("call_api", {"name": ".."})
+    assert result.success, result.error
+    assert result.output["query"] == {"name": [".."]}
