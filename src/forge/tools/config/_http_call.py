@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import BlockedAddressError
 from forge.tools.config._network import NetworkPolicy, resolve_checked
+from forge.tools.config._redact import redact
 from forge.tools.config.http import HttpSpec, expand_env, is_credential_header
 from forge.tools.values.results import ErrorKind, ToolResult
 
@@ -34,58 +35,76 @@ def http_handler(
     """Return the async handler that performs ``spec`` with a call's arguments."""
 
     async def call(arguments: dict[str, Any], /) -> ToolResult:
-        try:
-            method, url, headers, params, body = _request_parts(tool_name, spec, arguments)
-        except LookupError as exc:
-            return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
-        except _BadArgument as exc:
-            errors = [
-                {"path": field, "kind": "path_segment", "message": "'.' and '..' are not allowed"}
-                for field in exc.fields
-            ]
-            return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
-        try:
-            async with asyncio.timeout(spec.timeout):
-                return await _exchange(
-                    spec,
-                    method,
-                    url=url,
-                    headers=headers,
-                    params=params,
-                    body=body,
-                    policy=policy,
-                )
-        except TimeoutError:
-            return ToolResult.fail(
-                f"{method} {_shown(url)} timed out after {spec.timeout:g} s; retry later.",
-                error_kind=ErrorKind.TIMEOUT,
-            )
-        except BlockedAddressError as exc:
-            return ToolResult.fail(str(exc), error_kind=ErrorKind.DENIED)
-        except _TooLarge:
-            return ToolResult.fail(
-                f"the response to {method} {_shown(url)} is larger than the "
-                f"{spec.max_response_bytes} byte limit; ask for less data."
-            )
-        except (OSError, _http_errors()) as exc:
-            return ToolResult.fail(f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}")
+        used: dict[str, str] = {}
+        result = await _call(tool_name, spec, arguments, policy=policy, used=used)
+        if result.success or not used:
+            return result
+        return result.replace(error=redact(result.error or "", used))
 
     return call
 
 
-def _http_errors() -> type[Exception]:
+async def _call(
+    tool_name: str,
+    spec: HttpSpec,
+    arguments: dict[str, Any],
+    *,
+    policy: NetworkPolicy,
+    used: dict[str, str],
+) -> ToolResult:
+    """One call; its messages may still hold environment values (``used``)."""
+    try:
+        method, url, headers, params, body = _request_parts(tool_name, spec, arguments, used)
+    except LookupError as exc:
+        return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
+    except _BadArgument as exc:
+        errors = [
+            {"path": field, "kind": "path_segment", "message": "'.' and '..' are not allowed"}
+            for field in exc.fields
+        ]
+        return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
+    try:
+        async with asyncio.timeout(spec.timeout):
+            return await _exchange(
+                spec,
+                method,
+                url=url,
+                headers=headers,
+                params=params,
+                body=body,
+                policy=policy,
+            )
+    except TimeoutError:
+        return ToolResult.fail(
+            f"{method} {_shown(url)} timed out after {spec.timeout:g} s; retry later.",
+            error_kind=ErrorKind.TIMEOUT,
+        )
+    except BlockedAddressError as exc:
+        return ToolResult.fail(str(exc), error_kind=ErrorKind.DENIED)
+    except _TooLarge:
+        return ToolResult.fail(
+            f"the response to {method} {_shown(url)} is larger than the "
+            f"{spec.max_response_bytes} byte limit; ask for less data."
+        )
+    except _http_errors() as exc:
+        return ToolResult.fail(f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}")
+
+
+def _http_errors() -> tuple[type[Exception], ...]:
     import httpx
 
-    return httpx.HTTPError
+    return OSError, httpx.HTTPError, httpx.InvalidURL
 
 
 def _shown(url: str) -> str:
-    """The URL without its query string (which may carry user data) for messages."""
-    return url.split("?", 1)[0]
+    """The URL without its userinfo and query string (which may carry secrets) for messages."""
+    scheme, sep, rest = url.split("?", 1)[0].partition("://")
+    authority, slash, path = rest.partition("/")
+    return scheme + sep + authority.rpartition("@")[2] + slash + path
 
 
 def _request_parts(
-    name: str, spec: HttpSpec, arguments: dict[str, Any]
+    name: str, spec: HttpSpec, arguments: dict[str, Any], used: dict[str, str]
 ) -> tuple[str, str, dict[str, str], list[tuple[str, str]], Any]:
     path_values = {}
     for param in spec.path_params:
@@ -93,11 +112,11 @@ def _request_parts(
             raise LookupError(f"the url needs the parameter {param!r}, which was not given")
         path_values[param] = urllib.parse.quote(_text(arguments[param]), safe="")
     path, mark, query = spec.url.partition("?")
-    path = expand_env(path, "the url", template=True)
+    path = expand_env(path, "the url", template=True, used=used)
     _check_segments(path, path_values)
-    url = path + mark + expand_env(query, "the url", template=True, quoted=True)
+    url = path + mark + expand_env(query, "the url", template=True, quoted=True, used=used)
     url = url.format(**path_values)
-    headers = {k: expand_env(v, f"the header {k!r}") for k, v in spec.headers}
+    headers = {k: expand_env(v, f"the header {k!r}", used=used) for k, v in spec.headers}
     params = [
         (wire, _text(arguments[param]))
         for wire, param in spec.query

@@ -24,7 +24,8 @@ after DNS resolution and on every redirect, unless the loader is given
 ``allow_private_network`` (``True``, or the networks allowed).
 A redirect to another origin (scheme, host or port) drops the credentials:
 ``Authorization``, ``Cookie``, secret-looking headers, headers filled from the
-environment and the URL's userinfo.
+environment and the URL's userinfo. Failure messages show every value read
+from the environment as its ``${VAR}``.
 """
 
 from __future__ import annotations
@@ -64,12 +65,20 @@ class HttpSpec:
     max_response_bytes: int
 
 
-def expand_env(text: str, where: str, *, template: bool = False, quoted: bool = False) -> str:
+def expand_env(
+    text: str,
+    where: str,
+    *,
+    template: bool = False,
+    quoted: bool = False,
+    used: dict[str, str] | None = None,
+) -> str:
     """Replace ``${VAR}`` / ``${VAR:-default}`` with environment values.
 
     With ``template`` the values' braces are doubled, so the result can still
     be filled with `str.format` without a value being read as a placeholder.
     With ``quoted`` the values are percent-encoded (for a URL's query).
+    ``used`` collects the values read from the environment, by name.
 
     Raises:
         LookupError: A variable without default is not set (named, value never shown).
@@ -82,6 +91,8 @@ def expand_env(text: str, where: str, *, template: bool = False, quoted: bool = 
             if default is None:
                 raise LookupError(f"environment variable {name} (used in {where}) is not set")
             found = default
+        elif used is not None:
+            used[name] = found
         if quoted:
             found = urllib.parse.quote(found, safe="")
         return found.replace("{", "{{").replace("}", "}}") if template else found

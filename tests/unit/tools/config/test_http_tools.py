@@ -388,3 +388,46 @@ def test_dots_in_the_query_are_plain_values(http_server: str) -> None:
     result = registry.execute("call_api", {"name": ".."})
     assert result.success, result.error
     assert result.output["query"] == {"name": [".."]}
+
+
+def test_a_bad_header_value_does_not_echo_the_secret(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token with a trailing newline fails without its value in the message."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "sk-very-secret-123\n")
+    registry = http_tool(
+        {"url": http_server + "/h", "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"}}
+    )
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert "sk-very-secret" not in (result.error or "")
+    assert "${FORGE_TEST_TOKEN}" in (result.error or "")
+
+
+def test_environment_values_in_the_url_are_redacted_from_errors(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """${VAR} values in the path and the userinfo never appear in an HTTP error."""
+    monkeypatch.setenv("FORGE_TEST_SEGMENT", "tenant-s3cret/é x")
+    monkeypatch.setenv("FORGE_TEST_PASSWORD", "pw-s3cret")
+    base = http_server.replace("http://", "http://user:${FORGE_TEST_PASSWORD}@")
+    registry = http_tool({"url": base + "/status/${FORGE_TEST_SEGMENT}/400"})
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert result.metadata["status"] == 400
+    error = result.error or ""
+    assert "returned HTTP 400" in error
+    assert "s3cret" not in error
+    assert "${FORGE_TEST_SEGMENT}" in error
+
+
+def test_an_invalid_server_from_the_environment_is_a_redacted_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server variable httpx cannot parse fails the call, naming the variable, not its value."""
+    monkeypatch.setenv("FORGE_TEST_HOST", "secret-host\x01.example")
+    result = http_tool({"url": "http://${FORGE_TEST_HOST}/x"}).execute("call_api", {})
+    assert not result.success
+    assert "InvalidURL" in (result.error or "")
+    assert "secret-host" not in (result.error or "")
+    assert "${FORGE_TEST_HOST}" in (result.error or "")
