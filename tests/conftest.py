@@ -76,9 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _handle
 
 
-@pytest.fixture(scope="session")
-def http_server() -> Iterator[str]:
-    """Serve the test routes on 127.0.0.1 and return the base URL."""
+def _serve() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -86,3 +84,15 @@ def http_server() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def http_server() -> Iterator[str]:
+    """Serve the test routes on 127.0.0.1 and return the base URL."""
+    yield from _serve()
+
+
+@pytest.fixture(scope="session")
+def other_http_server() -> Iterator[str]:
+    """The same routes on another port: another origin than ``http_server``."""
+    yield from _serve()

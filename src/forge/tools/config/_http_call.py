@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import string
 import urllib.parse
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import BlockedAddressError
 from forge.tools.config._network import NetworkPolicy, resolve_checked
-from forge.tools.config.http import HttpSpec, expand_env
+from forge.tools.config._redact import redact
+from forge.tools.config.http import HttpSpec, expand_env, is_credential_header
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
@@ -33,60 +35,88 @@ def http_handler(
     """Return the async handler that performs ``spec`` with a call's arguments."""
 
     async def call(arguments: dict[str, Any], /) -> ToolResult:
-        try:
-            method, url, headers, params, body = _request_parts(tool_name, spec, arguments)
-        except LookupError as exc:
-            return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
-        try:
-            async with asyncio.timeout(spec.timeout):
-                return await _exchange(
-                    spec,
-                    method,
-                    url=url,
-                    headers=headers,
-                    params=params,
-                    body=body,
-                    policy=policy,
-                )
-        except TimeoutError:
-            return ToolResult.fail(
-                f"{method} {_shown(url)} timed out after {spec.timeout:g} s; retry later.",
-                error_kind=ErrorKind.TIMEOUT,
-            )
-        except BlockedAddressError as exc:
-            return ToolResult.fail(str(exc), error_kind=ErrorKind.DENIED)
-        except _TooLarge:
-            return ToolResult.fail(
-                f"the response to {method} {_shown(url)} is larger than the "
-                f"{spec.max_response_bytes} byte limit; ask for less data."
-            )
-        except (OSError, _http_errors()) as exc:
-            return ToolResult.fail(f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}")
+        used: dict[str, str] = {}
+        result = await _call(tool_name, spec, arguments, policy=policy, used=used)
+        if result.success or not used:
+            return result
+        return result.replace(error=redact(result.error or "", used))
 
     return call
 
 
-def _http_errors() -> type[Exception]:
+async def _call(
+    tool_name: str,
+    spec: HttpSpec,
+    arguments: dict[str, Any],
+    *,
+    policy: NetworkPolicy,
+    used: dict[str, str],
+) -> ToolResult:
+    """One call; its messages may still hold environment values (``used``)."""
+    try:
+        method, url, headers, params, body = _request_parts(tool_name, spec, arguments, used)
+    except LookupError as exc:
+        return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
+    except _BadArgument as exc:
+        errors = [
+            {"path": field, "kind": "path_segment", "message": "'.' and '..' are not allowed"}
+            for field in exc.fields
+        ]
+        return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
+    try:
+        async with asyncio.timeout(spec.timeout):
+            return await _exchange(
+                spec,
+                method,
+                url=url,
+                headers=headers,
+                params=params,
+                body=body,
+                policy=policy,
+            )
+    except TimeoutError:
+        return ToolResult.fail(
+            f"{method} {_shown(url)} timed out after {spec.timeout:g} s; retry later.",
+            error_kind=ErrorKind.TIMEOUT,
+        )
+    except BlockedAddressError as exc:
+        return ToolResult.fail(str(exc), error_kind=ErrorKind.DENIED)
+    except _TooLarge:
+        return ToolResult.fail(
+            f"the response to {method} {_shown(url)} is larger than the "
+            f"{spec.max_response_bytes} byte limit; ask for less data."
+        )
+    except _http_errors() as exc:
+        return ToolResult.fail(f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}")
+
+
+def _http_errors() -> tuple[type[Exception], ...]:
     import httpx
 
-    return httpx.HTTPError
+    return OSError, httpx.HTTPError, httpx.InvalidURL
 
 
 def _shown(url: str) -> str:
-    """The URL without its query string (which may carry user data) for messages."""
-    return url.split("?", 1)[0]
+    """The URL without its userinfo and query string (which may carry secrets) for messages."""
+    scheme, sep, rest = url.split("?", 1)[0].partition("://")
+    authority, slash, path = rest.partition("/")
+    return scheme + sep + authority.rpartition("@")[2] + slash + path
 
 
 def _request_parts(
-    name: str, spec: HttpSpec, arguments: dict[str, Any]
+    name: str, spec: HttpSpec, arguments: dict[str, Any], used: dict[str, str]
 ) -> tuple[str, str, dict[str, str], list[tuple[str, str]], Any]:
     path_values = {}
     for param in spec.path_params:
         if param not in arguments or arguments[param] is None:
             raise LookupError(f"the url needs the parameter {param!r}, which was not given")
         path_values[param] = urllib.parse.quote(_text(arguments[param]), safe="")
-    url = expand_env(spec.url, "the url", template=True).format(**path_values)
-    headers = {k: expand_env(v, f"the header {k!r}") for k, v in spec.headers}
+    path, mark, query = spec.url.partition("?")
+    path = expand_env(path, "the url", template=True, used=used)
+    _check_segments(path, path_values)
+    url = path + mark + expand_env(query, "the url", template=True, quoted=True, used=used)
+    url = url.format(**path_values)
+    headers = {k: expand_env(v, f"the header {k!r}", used=used) for k, v in spec.headers}
     params = [
         (wire, _text(arguments[param]))
         for wire, param in spec.query
@@ -96,6 +126,29 @@ def _request_parts(
     if spec.body is not None:
         body = {wire: arguments[param] for wire, param in spec.body if param in arguments}
     return spec.method, url, headers, params, body
+
+
+class _BadArgument(ValueError):
+    """An argument cannot be used in the request (internal: caught in this module)."""
+
+    def __init__(self, message: str, fields: list[str]) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+def _check_segments(path: str, values: dict[str, str]) -> None:
+    """Refuse arguments that make a path segment ``.`` or ``..`` (which would climb)."""
+    for piece in path.split("/"):
+        fields = [f for _, f, _, _ in string.Formatter().parse(piece) if f]
+        if fields and urllib.parse.unquote(piece.format(**values)) in (".", ".."):
+            names = " and ".join(repr(f) for f in fields)
+            plural = "s" if len(fields) > 1 else ""
+            raise _BadArgument(
+                f"the argument{plural} {names} cannot make the URL path segment "
+                f"{piece.format(**values)!r}: '.' and '..' would leave the path; "
+                "pass another value",
+                fields,
+            )
 
 
 def _text(value: Any) -> str:
@@ -118,7 +171,9 @@ async def _exchange(
 ) -> ToolResult:
     import httpx
 
-    target = httpx.URL(url, params=params or None)
+    target = httpx.URL(url)
+    if params:  # after the url's own query parameters
+        target = target.copy_with(params=[*target.params.multi_items(), *params])
     async with httpx.AsyncClient(trust_env=False, follow_redirects=False) as client:
         for _ in range(MAX_REDIRECTS + 1):
             response = await _send(
@@ -132,14 +187,36 @@ async def _exchange(
             )
             status, location = response[0], response[1]
             if status in _REDIRECTS and location:
+                origin = _origin(target)
                 target = target.join(location)
                 if target.scheme not in ("http", "https"):
                     return ToolResult.fail(f"refused a redirect to a {target.scheme!r} URL")
+                if _origin(target) != origin:
+                    headers = _without_credentials(spec, headers)
+                    target = target.copy_with(userinfo=b"")
                 if status == 303 or (status in (301, 302) and method == "POST"):
                     method, body = "GET", None
                 continue
             return _result(method, str(target), response)
     return ToolResult.fail(f"{method} {_shown(url)} redirected more than {MAX_REDIRECTS} times")
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    default = 443 if url.scheme == "https" else 80
+    return url.scheme, url.host, url.port or default
+
+
+def _without_credentials(spec: HttpSpec, headers: dict[str, str]) -> dict[str, str]:
+    """The headers another origin may see: none that names or carries a credential.
+
+    A redirect to another scheme, host or port drops ``Authorization``,
+    ``Cookie``, every secret-looking header and every header filled from the
+    environment, as browsers and ``requests`` drop ``Authorization``. A 307 or
+    308 still re-sends the method and body (RFC 9110), as ``requests`` does.
+    """
+    dropped = {name.lower() for name, value in spec.headers if is_credential_header(name, value)}
+    dropped |= {"authorization", "proxy-authorization", "cookie"}
+    return {k: v for k, v in headers.items() if k.lower() not in dropped}
 
 
 async def _send(
@@ -159,6 +236,7 @@ async def _send(
     port = target.port or (443 if target.scheme == "https" else 80)
     addresses = await resolve_checked(target.host, port, policy=policy)
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    client.cookies.clear()  # cookies set by one hop never travel to the next
     for position, address in enumerate(addresses, start=1):
         request = client.build_request(
             method, target.copy_with(host=address),

@@ -15,10 +15,17 @@ An ``http`` implementation describes one request::
 Secrets come only from environment variables, read at call time: a literal
 value for a header such as ``Authorization`` or ``X-Api-Key`` is refused when
 the file is loaded. ``{param}`` placeholders may appear only in the path and
-query of the URL, never in its scheme, host or port, and ``${VAR}`` may be
-used in the URL to choose the server. Private, loopback and link-local
-targets are refused, after DNS resolution and on every redirect, unless the
-loader is given ``allow_private_network`` (``True``, or the networks allowed).
+query of the URL, never in its scheme, host or port; a path argument stays
+within its segment (``/`` is encoded, ``.`` and ``..`` are refused), and
+``${VAR}`` may be used in the URL to choose the server. The URL's own query
+string is kept (its ``${VAR}`` values percent-encoded) and the ``query``
+parameters follow it. Private, loopback and link-local targets are refused,
+after DNS resolution and on every redirect, unless the loader is given
+``allow_private_network`` (``True``, or the networks allowed).
+A redirect to another origin (scheme, host or port) drops the credentials:
+``Authorization``, ``Cookie``, secret-looking headers, headers filled from the
+environment and the URL's userinfo. Failure messages show every value read
+from the environment as its ``${VAR}``.
 """
 
 from __future__ import annotations
@@ -26,13 +33,14 @@ from __future__ import annotations
 import os
 import re
 import string
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError
 
-__all__ = ["HttpSpec", "parse_http_spec"]
+__all__ = ["HttpSpec", "is_credential_header", "parse_http_spec"]
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
 DEFAULT_TIMEOUT = 10.0
@@ -57,11 +65,20 @@ class HttpSpec:
     max_response_bytes: int
 
 
-def expand_env(text: str, where: str, *, template: bool = False) -> str:
+def expand_env(
+    text: str,
+    where: str,
+    *,
+    template: bool = False,
+    quoted: bool = False,
+    used: dict[str, str] | None = None,
+) -> str:
     """Replace ``${VAR}`` / ``${VAR:-default}`` with environment values.
 
     With ``template`` the values' braces are doubled, so the result can still
     be filled with `str.format` without a value being read as a placeholder.
+    With ``quoted`` the values are percent-encoded (for a URL's query).
+    ``used`` collects the values read from the environment, by name.
 
     Raises:
         LookupError: A variable without default is not set (named, value never shown).
@@ -74,9 +91,18 @@ def expand_env(text: str, where: str, *, template: bool = False) -> str:
             if default is None:
                 raise LookupError(f"environment variable {name} (used in {where}) is not set")
             found = default
+        elif used is not None:
+            used[name] = found
+        if quoted:
+            found = urllib.parse.quote(found, safe="")
         return found.replace("{", "{{").replace("}", "}}") if template else found
 
     return _ENV_REF.sub(value, text)
+
+
+def is_credential_header(name: str, value: str) -> bool:
+    """Whether a configured header is a credential: a secret-looking name or a ``${VAR}`` value."""
+    return bool(_SECRET_HEADER.search(name) or _ENV_REF.search(value))
 
 
 def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any]) -> HttpSpec:

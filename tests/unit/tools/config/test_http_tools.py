@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from forge.core.errors import ToolDefinitionError
+from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools import ToolRegistry
 from forge.tools.config import HandlerRegistry, build_tool, load_tools
 
@@ -291,3 +291,143 @@ def test_each_resolved_address_is_tried(http_server: str) -> None:
     result = registry.execute("call_api", {})
     assert result.success, result.error
     assert result.output["headers"]["host"] == f"localhost:{port}"
+
+
+@pytest.mark.parametrize("code", ["301", "302", "303", "307", "308"])
+def test_credentials_are_dropped_on_a_cross_origin_redirect(
+    http_server: str, other_http_server: str, monkeypatch: pytest.MonkeyPatch, code: str
+) -> None:
+    """Another origin (here another port) never gets the configured credentials."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "s3cret-token")
+    monkeypatch.setenv("FORGE_TEST_PASSWORD", "pw-s3cret")
+    base = http_server.replace("http://", "http://user:${FORGE_TEST_PASSWORD}@")
+    registry = http_tool(
+        {"method": "POST", "url": base + "/redirect", "query": {"to": "to", "code": "code"},
+         "body": ["note"],
+         "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}",
+                     "Cookie": "s=${FORGE_TEST_TOKEN}", "X-Api-Key": "${FORGE_TEST_TOKEN}",
+                     "Accept": "application/json"}},
+        {"to": STRING, "code": STRING, "note": STRING},
+    )  # fmt: skip
+    result = registry.execute(
+        "call_api", {"to": other_http_server + "/landed", "code": code, "note": "n"}
+    )
+    assert result.success, result.error
+    seen = result.output
+    assert seen["path"] == "/landed"
+    for header in ("authorization", "cookie", "x-api-key"):
+        assert header not in seen["headers"]
+    assert "s3cret" not in json.dumps(seen)
+    assert seen["headers"]["accept"] == "application/json"
+    # 307 and 308 keep the method and body (RFC 9110 15.4), as requests does.
+    assert seen["method"] == ("POST" if code in ("307", "308") else "GET")
+    assert seen["body"] == ({"note": "n"} if code in ("307", "308") else None)
+
+
+def test_credentials_are_kept_on_a_same_origin_redirect(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A redirect within the origin keeps the headers, the method and the body (307)."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "s3cret-token")
+    registry = http_tool(
+        {"method": "POST", "url": http_server + "/redirect", "query": {"to": "to", "code": "code"},
+         "body": ["note"], "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"}},
+        {"to": STRING, "code": STRING, "note": STRING},
+    )  # fmt: skip
+    result = registry.execute("call_api", {"to": "/landed", "code": "307", "note": "n"})
+    assert result.success, result.error
+    assert result.output["headers"]["authorization"] == "Bearer s3cret-token"
+    assert result.output["method"] == "POST"
+    assert result.output["body"] == {"note": "n"}
+
+
+def test_configured_query_string_is_kept(http_server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The url's own query, with ${VAR} and {param} filled in, is merged with the arguments."""
+    monkeypatch.setenv("FORGE_TEST_KEY", "k&1 #x")
+    registry = http_tool(
+        {"url": http_server + "/fixed?format=json&appid=${FORGE_TEST_KEY}&city={city}"},
+        {"city": STRING, "units": STRING},
+    )
+    result = registry.execute("call_api", {"city": "São Paulo&x=1", "units": "metric"})
+    assert result.success, result.error
+    assert result.output["path"] == "/fixed"
+    assert result.output["query"] == {
+        "format": ["json"], "appid": ["k&1 #x"], "city": ["São Paulo&x=1"], "units": ["metric"],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("value", ["..", ".", "%2e%2e", "%2E", "../admin", "a/../../b", "/x"])
+def test_a_path_parameter_stays_one_segment(http_server: str, value: str) -> None:
+    """'.' and '..' are refused, naming the parameter; '/' and '%' are percent-encoded."""
+    registry = http_tool({"url": http_server + "/users/{user_id}/posts"}, {"user_id": STRING})
+    if value in ("..", "."):
+        with pytest.raises(ToolValidationError, match=r"'user_id' .* path segment") as info:
+            registry.execute("call_api", {"user_id": value})
+        assert [e.path for e in info.value.errors] == ["user_id"]
+    else:
+        result = registry.execute("call_api", {"user_id": value})
+        assert result.success, result.error
+        path = result.output["path"]
+        assert path.startswith("/users/")
+        assert path.endswith("/posts")
+        assert path.count("/") == 3, path
+
+
+def test_path_parameters_cannot_join_into_a_dot_segment(http_server: str) -> None:
+    """Two placeholders in one segment that together spell '..' are refused too."""
+    registry = http_tool({"url": http_server + "/a/{x}{y}/b"}, {"x": STRING, "y": STRING})
+    with pytest.raises(ToolValidationError) as info:
+        registry.execute("call_api", {"x": ".", "y": "."})
+    assert [e.path for e in info.value.errors] == ["x", "y"]
+    assert "arguments 'x' and 'y'" in str(info.value)
+
+
+def test_dots_in_the_query_are_plain_values(http_server: str) -> None:
+    """Only the path is guarded: '..' as a query value is sent as it is."""
+    registry = http_tool({"url": http_server + "/q?name={name}"}, {"name": STRING})
+    result = registry.execute("call_api", {"name": ".."})
+    assert result.success, result.error
+    assert result.output["query"] == {"name": [".."]}
+
+
+def test_a_bad_header_value_does_not_echo_the_secret(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token with a trailing newline fails without its value in the message."""
+    monkeypatch.setenv("FORGE_TEST_TOKEN", "sk-very-secret-123\n")
+    registry = http_tool(
+        {"url": http_server + "/h", "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"}}
+    )
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert "sk-very-secret" not in (result.error or "")
+    assert "${FORGE_TEST_TOKEN}" in (result.error or "")
+
+
+def test_environment_values_in_the_url_are_redacted_from_errors(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """${VAR} values in the path and the userinfo never appear in an HTTP error."""
+    monkeypatch.setenv("FORGE_TEST_SEGMENT", "tenant-s3cret/é x")
+    monkeypatch.setenv("FORGE_TEST_PASSWORD", "pw-s3cret")
+    base = http_server.replace("http://", "http://user:${FORGE_TEST_PASSWORD}@")
+    registry = http_tool({"url": base + "/status/${FORGE_TEST_SEGMENT}/400"})
+    result = registry.execute("call_api", {})
+    assert not result.success
+    assert result.metadata["status"] == 400
+    error = result.error or ""
+    assert "returned HTTP 400" in error
+    assert "s3cret" not in error
+    assert "${FORGE_TEST_SEGMENT}" in error
+
+
+def test_an_invalid_server_from_the_environment_is_a_redacted_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server variable httpx cannot parse fails the call, naming the variable, not its value."""
+    monkeypatch.setenv("FORGE_TEST_HOST", "secret-host\x01.example")
+    result = http_tool({"url": "http://${FORGE_TEST_HOST}/x"}).execute("call_api", {})
+    assert not result.success
+    assert "InvalidURL" in (result.error or "")
+    assert "secret-host" not in (result.error or "")
+    assert "${FORGE_TEST_HOST}" in (result.error or "")
