@@ -72,9 +72,10 @@ def generated_id(index: int, name: str, arguments: Any) -> str:
 
     try:
         text = json.dumps(arguments, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        text = repr(arguments)
-    digest = hashlib.blake2b(f"{name}\0{text}".encode(), digest_size=5).hexdigest()
+    except (TypeError, ValueError, RecursionError):  # mixed keys, huge integers, deep nesting
+        text = type(arguments).__name__
+    seed = f"{name}\0{text}".encode("utf-8", "surrogatepass")  # a model may send lone surrogates
+    digest = hashlib.blake2b(seed, digest_size=5).hexdigest()
     return f"{GENERATED_ID_PREFIX}{index}-{digest}"
 
 

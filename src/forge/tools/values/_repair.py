@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -97,6 +98,9 @@ def decode_arguments(raw: Any) -> Decoded:
         return _decode_invalid(raw, exc)
     except RecursionError:
         return _invalid("The arguments are nested too deeply", raw)
+    except ValueError:  # the only other one json.loads raises: an integer past the digit limit
+        limit = sys.get_int_max_str_digits()
+        return _invalid(f"The arguments hold an integer of more than {limit} digits", raw)
     if type(value) is dict:
         return Decoded(value, False, None)
     return _from_value(value, raw)
@@ -105,12 +109,12 @@ def decode_arguments(raw: Any) -> Decoded:
 def fast_loads(text: str) -> Any:
     """``json.loads`` through pydantic-core's faster decoder, with the same result.
 
-    Any text pydantic-core refuses (it is stricter about lone surrogate escapes, for one)
+    Any text pydantic-core refuses (it is stricter about lone surrogates, for one)
     goes to ``json.loads``, so what decodes and what it decodes to do not change.
     """
     try:
         return _from_json(text)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: text that is not UTF-8 (a lone surrogate)
         return _loads(text)
 
 
@@ -165,6 +169,8 @@ def _repair(masked: str, literals: list[str]) -> Any:
             value = json_repair.repair_json(masked, return_objects=True)
         except Exception:  # json_repair gives no guarantee for arbitrary input
             return None
+    except ValueError:  # an integer past the digit limit: the repair would make it a string
+        return None
     try:
         return _unmask(value, literals)
     except _Unsafe:

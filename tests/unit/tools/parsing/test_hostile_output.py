@@ -67,3 +67,60 @@ def test_deeply_nested_response_text_and_messages_are_format_errors() -> None:
         nested = {"message": nested}
     with pytest.raises(ToolCallFormatError):
         parse_tool_calls(nested)
+
+
+DEEP_TEXT = '{"a": ' + "[" * 5_000 + "]" * 5_000 + "}"
+HUGE_INTEGER_TEXT = '{"n": ' + "7" * 5_000 + "}"
+
+
+def openai_call(arguments: Any, name: str = "f", call_id: Any = "call_1") -> dict[str, Any]:
+    function = {"name": name, "arguments": arguments}
+    return {"tool_calls": [{"id": call_id, "type": "function", "function": function}]}
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (DEEP_TEXT, "nested too deeply"),
+        (HUGE_INTEGER_TEXT, "more than"),
+        (HUGE_INTEGER_TEXT[:-1] + ",}", "more than"),
+        (HUGE_INTEGER_TEXT.replace('"', "'"), "not valid JSON"),
+    ],
+)
+def test_unreadable_argument_text_flags_the_call(text: str, problem: str) -> None:
+    (call,) = parse_tool_calls(openai_call(text), "openai")
+    assert call.argument_error is not None
+    assert problem in call.argument_error
+    assert call.arguments == {}
+
+
+def test_a_lone_surrogate_in_argument_text_decodes_like_its_escape() -> None:
+    (raw,) = parse_tool_calls(openai_call('{"a": "x\ud800"}'), "openai")
+    (escaped,) = parse_tool_calls(openai_call('{"a": "x\\ud800"}'), "openai")
+    assert raw.arguments == escaped.arguments == {"a": "x\ud800"}
+    assert raw.argument_error is None
+
+
+def huge_and_odd_payloads() -> list[tuple[str, Any]]:
+    huge = {"n": 10**5_000, "s": "\ud800"}
+    name = "f\ud800"
+    chat_call = {"type": "function", "function": {"name": name, "arguments": "{}"}}
+    ollama_call = {"function": {"name": name, "arguments": huge}}
+    return [
+        ("openai", {"tool_calls": [chat_call]}),
+        ("ollama", {"model": "m", "message": {"tool_calls": [ollama_call]}}),
+        ("anthropic", [{"type": "tool_use", "name": name, "input": huge}]),
+        ("bedrock", [{"toolUse": {"name": name, "input": huge}}]),
+        ("gemini", [{"functionCall": {"name": name, "args": huge}}]),
+        ("mcp", {"method": "tools/call", "params": {"name": name, "arguments": huge}}),
+        ("openai-responses", [{"type": "function_call", "name": name, "arguments": "{}"}]),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "payload"), huge_and_odd_payloads())
+def test_huge_integers_and_surrogates_without_an_id_still_give_a_call(
+    provider: str, payload: Any
+) -> None:
+    (call,) = parse_tool_calls(payload, provider)
+    assert call.name == "f\ud800"
+    assert call.id == parse_tool_calls(payload, provider)[0].id  # the generated id is stable
