@@ -13,6 +13,7 @@ __all__ = [
     "ToolCallFormatError",
     "field",
     "generated_id",
+    "given_id",
     "is_generated_id",
     "items",
     "to_plain",
@@ -60,6 +61,24 @@ def items(value: Any) -> list[Any]:
     if isinstance(value, tuple):
         return list(value)
     raise ToolCallFormatError(f"expected a list, got {type(value).__name__}")
+
+
+def given_id(value: Any, where: str) -> str | None:
+    """The id a provider gave a call (``None`` when it gave none).
+
+    Providers send ids as strings; anything else is malformed output, not an id.
+
+    Raises:
+        ToolCallFormatError: ``value`` is not a string.
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    raise ToolCallFormatError(
+        f"{where} has an id that is {type(value).__name__} {value!r:.80}, not a string; "
+        "tool call ids are strings"
+    )
 
 
 def generated_id(index: int, name: str, arguments: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field
+from forge.tools.parsing._common import field, given_id
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
 
@@ -33,7 +33,7 @@ class AnthropicAccumulator:
             if field(block, "type") == "tool_use":
                 index = field(event, "index")
                 slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
-                slot.id = field(block, "id") or None
+                slot.id = given_id(field(block, "id"), "tool_use block")
                 slot.add_name(field(block, "name"))
                 start = field(block, "input")
                 if start:  # a non-empty start input is the whole input (no deltas follow)

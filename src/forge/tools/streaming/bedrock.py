@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field
+from forge.tools.parsing._common import field, given_id
 from forge.tools.parsing.bedrock import SERVER_TOOL_USE
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
@@ -35,7 +35,7 @@ class BedrockAccumulator:
             if use is not None and field(use, "type") != SERVER_TOOL_USE:
                 index = field(start, "contentBlockIndex")
                 slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
-                slot.id = field(use, "toolUseId") or None
+                slot.id = given_id(field(use, "toolUseId"), "toolUse block")
                 slot.add_name(field(use, "name"))
                 self._open[index] = slot
             return []

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forge.tools import ToolCall, parse_tool_calls
+from forge.tools import ToolCall, ToolCallAccumulator, parse_tool_calls
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
 
 # Keys the parsers and the provider detection look at, so generated payloads reach them.
@@ -124,3 +124,45 @@ def test_huge_integers_and_surrogates_without_an_id_still_give_a_call(
     (call,) = parse_tool_calls(payload, provider)
     assert call.name == "f\ud800"
     assert call.id == parse_tool_calls(payload, provider)[0].id  # the generated id is stable
+
+
+def id_payloads(odd: Any) -> list[tuple[str, Any]]:
+    return [
+        ("anthropic", [{"type": "tool_use", "id": odd, "name": "f", "input": {}}]),
+        ("bedrock", {"output": {"message": {"content": [
+            {"toolUse": {"toolUseId": odd, "name": "f", "input": {}}}]}}}),
+        ("openai", openai_call("{}", call_id=odd)),
+        ("openai-responses", [{"type": "function_call", "call_id": odd, "name": "f"}]),
+        ("gemini", [{"functionCall": {"id": odd, "name": "f", "args": {}}}]),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("odd", [{"x": 1}, ["a"], 7, True])
+def test_an_id_that_is_not_a_string_is_a_format_error(odd: Any) -> None:
+    for provider, payload in id_payloads(odd):
+        with pytest.raises(ToolCallFormatError, match="not a string"):
+            parse_tool_calls(payload, provider)
+
+
+@pytest.mark.parametrize("odd", [{"x": 1}, [1], True, 1.5])
+def test_an_mcp_request_id_must_be_a_string_or_integer(odd: Any) -> None:
+    request = {"jsonrpc": "2.0", "id": odd, "method": "tools/call", "params": {"name": "f"}}
+    with pytest.raises(ToolCallFormatError, match="JSON-RPC"):
+        parse_tool_calls(request, "mcp")
+    (call,) = parse_tool_calls({**request, "id": 3}, "mcp")
+    assert call.id == "3"
+
+
+def test_streamed_ids_that_are_not_strings_are_format_errors() -> None:
+    starts = [
+        ("anthropic", {"type": "content_block_start", "index": 0,
+                       "content_block": {"type": "tool_use", "id": {"x": 1}, "name": "f"}}),
+        ("bedrock", {"contentBlockStart": {"contentBlockIndex": 0,
+                     "start": {"toolUse": {"toolUseId": {"x": 1}, "name": "f"}}}}),
+        ("openai-responses", {"type": "response.output_item.added", "output_index": 0,
+                              "item": {"type": "function_call", "id": "fc", "call_id": [1],
+                                       "name": "f"}}),
+    ]  # fmt: skip
+    for provider, event in starts:
+        with pytest.raises(ToolCallFormatError, match="not a string"):
+            ToolCallAccumulator(provider).add(event)
