@@ -13,9 +13,11 @@ object. `decode_arguments` turns either into a dict and says what it had to do:
   object): repaired with the ``json_repair`` library and marked as repaired;
 * anything else is *not* guessed at: truncated text (an unclosed string, object or array:
   the model was cut off, so values or keys are missing), several objects run together
-  (two calls merged into one), a JSON value that is not an object, or text the repair turns
-  into nothing. The call then carries the problem, and executing it returns an
-  ``invalid_json`` error result that quotes it, so the model can send the call again.
+  (two calls merged into one), a JSON value that is not an object, text the repair turns
+  into nothing, or text longer than ``MAX_REPAIR_CHARS`` (repair takes time that grows
+  fast with nested garbage, on the caller's thread). The call then carries the problem,
+  and executing it returns an ``invalid_json`` error result that quotes it, so the model
+  can send the call again.
 
 Arguments are never silently replaced by ``{}``.
 """
@@ -34,6 +36,8 @@ __all__ = ["Decoded", "decode_arguments"]
 
 #: How much of the model's raw arguments an error message quotes.
 QUOTE_CHARS = 300
+#: The longest argument text that is repaired; longer text must be strict JSON.
+MAX_REPAIR_CHARS = 32_768
 
 _JSON_TYPES = {
     dict: "an object",
@@ -143,6 +147,14 @@ def _from_value(value: Any, raw: str) -> Decoded:
 def _decode_invalid(raw: str, exc: json.JSONDecodeError) -> Decoded:
     if not raw.strip():
         return _EMPTY
+    if len(raw) > MAX_REPAIR_CHARS:  # repair is slow on large nested garbage (~1 min per MB)
+        where = f"line {exc.lineno} column {exc.colno}"
+        return _invalid(
+            f"The arguments are not valid JSON ({exc.msg} at {where}), and at {len(raw)} "
+            f"characters are too long to repair (the limit is {MAX_REPAIR_CHARS}); "
+            "send them as strict JSON",
+            raw,
+        )
     masked, literals, unclosed = _mask_strings(raw)
     if unclosed:
         return _invalid(f"The arguments are truncated JSON ({unclosed} at the end)", raw)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from forge.tools import ToolCall, ToolCallAccumulator, parse_tool_calls
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
+from forge.tools.values._repair import MAX_REPAIR_CHARS
 
 # Keys the parsers and the provider detection look at, so generated payloads reach them.
 KEYS = st.sampled_from(
@@ -166,3 +167,17 @@ def test_streamed_ids_that_are_not_strings_are_format_errors() -> None:
     for provider, event in starts:
         with pytest.raises(ToolCallFormatError, match="not a string"):
             ToolCallAccumulator(provider).add(event)
+
+
+def test_argument_text_past_the_repair_bound_is_flagged_not_repaired() -> None:
+    short = "{'text': 'x',}"
+    (call,) = parse_tool_calls(openai_call(short), "openai")
+    assert call.repaired
+    assert call.argument_error is None
+    long = "{'text': '" + "x" * MAX_REPAIR_CHARS + "',}"
+    (call,) = parse_tool_calls(openai_call(long), "openai")
+    assert call.argument_error is not None
+    assert "too long to repair" in call.argument_error
+    assert str(MAX_REPAIR_CHARS) in call.argument_error
+    assert call.arguments == {}
+    assert not call.repaired
