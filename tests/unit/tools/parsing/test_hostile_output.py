@@ -181,3 +181,22 @@ def test_argument_text_past_the_repair_bound_is_flagged_not_repaired() -> None:
     assert str(MAX_REPAIR_CHARS) in call.argument_error
     assert call.arguments == {}
     assert not call.repaired
+
+
+@pytest.mark.parametrize("odd", [[1], {"a": 1}, "0", True])
+def test_a_streamed_block_index_that_is_not_an_integer_is_a_format_error(odd: Any) -> None:
+    events = [
+        ("anthropic", {"type": "content_block_start", "index": odd,
+                       "content_block": {"type": "tool_use", "id": "a", "name": "f"}}),
+        ("anthropic", {"type": "content_block_delta", "index": odd,
+                       "delta": {"type": "input_json_delta", "partial_json": "{"}}),
+        ("anthropic", {"type": "content_block_stop", "index": odd}),
+        ("bedrock", {"contentBlockStart": {"contentBlockIndex": odd,
+                     "start": {"toolUse": {"toolUseId": "a", "name": "f"}}}}),
+        ("bedrock", {"contentBlockDelta": {"contentBlockIndex": odd,
+                     "delta": {"toolUse": {"input": "{"}}}}),
+        ("bedrock", {"contentBlockStop": {"contentBlockIndex": odd}}),
+    ]  # fmt: skip
+    for provider, event in events:
+        with pytest.raises(ToolCallFormatError, match="not an integer"):
+            ToolCallAccumulator(provider).add(event)
