@@ -79,13 +79,17 @@ def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
 def _coerce_call(item: Any) -> ToolCall | ToolResult:
     try:
         return ToolCall.coerce(item)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         name = item.get("name") if isinstance(item, Mapping) else None
+        name = name if isinstance(name, str) else None
+        call_id = item.get("id") if isinstance(item, Mapping) else None
+        if not isinstance(call_id, str) or not call_id:  # every result answers a string id
+            call_id = ToolCall.create(name or "").id
         return ToolResult.fail(
             failures.limit(f"This tool call is malformed: {exc}. Send a call with a tool name "
                            "and a JSON object of arguments."),
             error_kind=ErrorKind.INVALID_JSON, retryable=True,
-        ).for_call(None, name if isinstance(name, str) else None)  # fmt: skip
+        ).for_call(call_id, name)  # fmt: skip
 
 
 def _request(call: ToolInvocation) -> Any:

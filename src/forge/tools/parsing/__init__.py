@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from forge.core.errors import UnsupportedProviderError
+from forge.core.errors import ForgeError, UnsupportedProviderError
 from forge.tools.parsing import anthropic, bedrock, gemini, mcp, mistral, ollama, openai, responses
 from forge.tools.parsing._common import (
     GENERATED_ID_PREFIX,
@@ -106,9 +106,20 @@ argument_error=None, raw_arguments=None)
     if isinstance(obj, str | bytes | bytearray):
         try:
             obj = json.loads(obj)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
     if obj is None:
         return []
-    name = detect_provider(obj) if provider is None else resolve_provider(provider)
-    return PARSERS[name](obj)
+    name = provider
+    try:
+        name = detect_provider(obj) if provider is None else resolve_provider(provider)
+        return PARSERS[name](obj)
+    except ForgeError:
+        raise
+    except (TypeError, ValueError, LookupError, AttributeError, RecursionError) as exc:
+        # Model output is hostile input: a shape no parser check foresaw is still a format error.
+        raise ToolCallFormatError(
+            f"the {name or 'model'} response is not in a shape forge-tools reads "
+            f"({type(exc).__name__}: {str(exc)[:200]}); pass the response, message or calls "
+            "as the provider sends them"
+        ) from exc

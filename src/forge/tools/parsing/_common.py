@@ -13,6 +13,7 @@ __all__ = [
     "ToolCallFormatError",
     "field",
     "generated_id",
+    "given_id",
     "is_generated_id",
     "items",
     "to_plain",
@@ -62,6 +63,24 @@ def items(value: Any) -> list[Any]:
     raise ToolCallFormatError(f"expected a list, got {type(value).__name__}")
 
 
+def given_id(value: Any, where: str) -> str | None:
+    """The id a provider gave a call (``None`` when it gave none).
+
+    Providers send ids as strings; anything else is malformed output, not an id.
+
+    Raises:
+        ToolCallFormatError: ``value`` is not a string.
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value
+    raise ToolCallFormatError(
+        f"{where} has an id that is {type(value).__name__} {value!r:.80}, not a string; "
+        "tool call ids are strings"
+    )
+
+
 def generated_id(index: int, name: str, arguments: Any) -> str:
     """A stable id for a call that came without one.
 
@@ -72,9 +91,10 @@ def generated_id(index: int, name: str, arguments: Any) -> str:
 
     try:
         text = json.dumps(arguments, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        text = repr(arguments)
-    digest = hashlib.blake2b(f"{name}\0{text}".encode(), digest_size=5).hexdigest()
+    except (TypeError, ValueError, RecursionError):  # mixed keys, huge integers, deep nesting
+        text = type(arguments).__name__
+    seed = f"{name}\0{text}".encode("utf-8", "surrogatepass")  # a model may send lone surrogates
+    digest = hashlib.blake2b(seed, digest_size=5).hexdigest()
     return f"{GENERATED_ID_PREFIX}{index}-{digest}"
 
 

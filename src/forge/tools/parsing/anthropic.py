@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["parse"]
@@ -30,6 +30,8 @@ def parse(obj: Any) -> list[ToolCall]:
         if not isinstance(name, str) or not name:
             raise ToolCallFormatError(f"tool_use block has no name: {block!r:.200}")
         arguments = field(block, "input")
-        call_id = field(block, "id") or generated_id(index, name, arguments)
-        calls.append(ToolCall.from_raw(str(call_id), name, arguments))
+        call_id = given_id(field(block, "id"), "tool_use block") or generated_id(
+            index, name, arguments
+        )
+        calls.append(ToolCall.from_raw(call_id, name, arguments))
     return calls

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["SERVER_TOOL_USE", "parse"]
@@ -43,6 +43,8 @@ def parse(obj: Any) -> list[ToolCall]:
         if not isinstance(name, str) or not name:
             raise ToolCallFormatError(f"toolUse block has no name: {block!r:.200}")
         arguments = field(use, "input")
-        call_id = field(use, "toolUseId") or generated_id(index, name, arguments)
-        calls.append(ToolCall.from_raw(str(call_id), name, arguments))
+        call_id = given_id(field(use, "toolUseId"), "toolUse block") or generated_id(
+            index, name, arguments
+        )
+        calls.append(ToolCall.from_raw(call_id, name, arguments))
     return calls

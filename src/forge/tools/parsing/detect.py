@@ -97,6 +97,8 @@ def _by_module(obj: Any) -> str | None:
 
 def _by_shape(obj: Mapping[str, Any]) -> str | None:
     kind = obj.get("type")
+    if not isinstance(kind, str):
+        kind = None  # a model's "type" that is a list or object names no provider
     legacy = obj.get("function_call")
     if isinstance(legacy, Mapping) and "args" in legacy:
         return "gemini"  # a snake_case Gemini part; OpenAI's legacy function_call has arguments
@@ -110,7 +112,7 @@ def _by_shape(obj: Mapping[str, Any]) -> str | None:
     output = obj.get("output")
     if isinstance(output, Mapping) and "message" in output:
         return "bedrock"
-    if isinstance(output, list) or (isinstance(kind, str) and kind.startswith("response.")):
+    if isinstance(output, list) or (kind is not None and kind.startswith("response.")):
         return "openai-responses"
     if kind in ("function_call", "function_call_output"):
         return "openai-responses"
@@ -136,8 +138,11 @@ def _message_kind(obj: Mapping[str, Any]) -> str | None:
         return "anthropic"
     if "status" in obj:
         return "openai-responses"
-    for block in obj.get("content") or ():
+    content = obj.get("content")
+    for block in content if isinstance(content, list) else ():
         kind = block.get("type") if isinstance(block, Mapping) else None
+        if not isinstance(kind, str):
+            continue
         if kind in ("output_text", "refusal", "input_text"):
             return "openai-responses"
         if kind in _ANTHROPIC_BLOCKS:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.parsing._partial_args import PartialArguments
 from forge.tools.values._repair import quote
 from forge.tools.values.calls import ToolCall
@@ -110,9 +110,11 @@ class GeminiCalls:
         if not isinstance(name, str) or not name:
             raise ToolCallFormatError(f"functionCall has no name: {part!r:.200}")
         arguments = field(call, "args")
-        call_id = field(call, "id") or generated_id(self.count, name, arguments)
+        call_id = given_id(field(call, "id"), "functionCall") or generated_id(
+            self.count, name, arguments
+        )
         self.count += 1
-        return ToolCall.from_raw(str(call_id), name, arguments)
+        return ToolCall.from_raw(call_id, name, arguments)
 
     def _close(self, streamed: _Streamed, *, incomplete: bool) -> ToolCall:
         if not streamed.name:
@@ -164,11 +166,11 @@ class _Streamed:
 
     def take(self, call: Any, pieces: Any) -> None:
         """Take one piece of the call: its name and id if given, and its arguments."""
-        name, call_id = field(call, "name"), field(call, "id")
+        name, call_id = field(call, "name"), given_id(field(call, "id"), "functionCall")
         if isinstance(name, str) and name:
             self.name = name
         if call_id:
-            self.id = str(call_id)
+            self.id = call_id
         try:
             args = field(call, "args")
             if args is not None:

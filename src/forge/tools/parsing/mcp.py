@@ -32,6 +32,11 @@ def parse(obj: Any) -> list[ToolCall]:
             raise ToolCallFormatError(f"tools/call request has no tool name: {request!r:.200}")
         arguments = field(params, "arguments")
         rpc_id = field(request, "id") if method is not None else None
+        if rpc_id is not None and (not isinstance(rpc_id, str | int) or isinstance(rpc_id, bool)):
+            raise ToolCallFormatError(
+                f"tools/call request has an id that is {type(rpc_id).__name__}, not a string "
+                "or integer (JSON-RPC ids are one or the other)"
+            )
         call_id = str(rpc_id) if rpc_id is not None else generated_id(index, name, arguments)
         calls.append(ToolCall.from_raw(call_id, name, arguments))
     return calls

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["parse", "parse_tool_call_list"]
@@ -62,8 +62,8 @@ def parse_tool_call_list(raw: list[Any] | tuple[Any, ...], start: int = 0) -> li
         if not isinstance(name, str) or not name:
             raise ToolCallFormatError(f"tool call {index} has no function name: {item!r:.200}")
         arguments = field(function, "arguments")
-        call_id = field(item, "id")
-        if not call_id or call_id == "null":  # mistralai's ToolCall.id defaults to "null"
+        call_id = given_id(field(item, "id"), f"tool call {index}")
+        if call_id is None or call_id == "null":  # mistralai's ToolCall.id defaults to "null"
             call_id = generated_id(index, name, arguments)
-        calls.append(_from_raw(str(call_id), name, arguments))
+        calls.append(_from_raw(call_id, name, arguments))
     return calls

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, items
+from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["parse", "parse_item"]
@@ -36,5 +36,9 @@ def parse_item(item: Any, index: int = 0) -> ToolCall:
     if not isinstance(name, str) or not name:
         raise ToolCallFormatError(f"function_call item has no name: {item!r:.200}")
     arguments = field(item, "arguments")
-    call_id = field(item, "call_id") or field(item, "id") or generated_id(index, name, arguments)
-    return ToolCall.from_raw(str(call_id), name, arguments)
+    call_id = (
+        given_id(field(item, "call_id"), "function_call item")
+        or given_id(field(item, "id"), "function_call item")
+        or generated_id(index, name, arguments)
+    )
+    return ToolCall.from_raw(call_id, name, arguments)

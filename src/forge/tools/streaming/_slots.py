@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.tools.parsing._common import generated_id
+from forge.tools.parsing._common import ToolCallFormatError, generated_id
 from forge.tools.values.calls import ToolCall
 
-__all__ = ["Slot", "Slots"]
+__all__ = ["Slot", "Slots", "block_index"]
 
 
 @dataclass(slots=True)
@@ -87,3 +87,16 @@ class Slots:
 
 def _order(slot: Slot) -> tuple[int, ...]:
     return slot.order
+
+
+def block_index(value: Any, where: str) -> int | None:
+    """The content block index of a stream event (``None`` when it has none).
+
+    Raises:
+        ToolCallFormatError: The index is not an integer.
+    """
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ToolCallFormatError(
+        f"{where} has a block index that is {type(value).__name__} {value!r:.80}, not an integer"
+    )

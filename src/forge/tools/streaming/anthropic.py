@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field
-from forge.tools.streaming._slots import Slot, Slots
+from forge.tools.parsing._common import field, given_id
+from forge.tools.streaming._slots import Slot, Slots, block_index
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["AnthropicAccumulator"]
@@ -31,9 +31,9 @@ class AnthropicAccumulator:
         if kind == "content_block_start":
             block = field(event, "content_block")
             if field(block, "type") == "tool_use":
-                index = field(event, "index")
-                slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
-                slot.id = field(block, "id") or None
+                index = block_index(field(event, "index"), "content_block_start")
+                slot = self._slots.new(self._message, index if index is not None else 0)
+                slot.id = given_id(field(block, "id"), "tool_use block")
                 slot.add_name(field(block, "name"))
                 start = field(block, "input")
                 if start:  # a non-empty start input is the whole input (no deltas follow)
@@ -41,11 +41,12 @@ class AnthropicAccumulator:
                 self._open[index] = slot
         elif kind == "content_block_delta":
             delta = field(event, "delta")
-            target = self._open.get(field(event, "index"))
+            target = self._open.get(block_index(field(event, "index"), "content_block_delta"))
             if target is not None and field(delta, "type") == "input_json_delta":
                 target.add_part(field(delta, "partial_json"))
         elif kind == "content_block_stop":
-            return self._slots.complete(self._open.pop(field(event, "index"), None))
+            index = block_index(field(event, "index"), "content_block_stop")
+            return self._slots.complete(self._open.pop(index, None))
         elif kind == "message_start":
             self._message += 1
             self._open.clear()

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field
+from forge.tools.parsing._common import field, given_id
 from forge.tools.parsing.bedrock import SERVER_TOOL_USE
-from forge.tools.streaming._slots import Slot, Slots
+from forge.tools.streaming._slots import Slot, Slots, block_index
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["BedrockAccumulator"]
@@ -33,16 +33,17 @@ class BedrockAccumulator:
         if start is not None:
             use = field(field(start, "start") or {}, "toolUse")
             if use is not None and field(use, "type") != SERVER_TOOL_USE:
-                index = field(start, "contentBlockIndex")
-                slot = self._slots.new(self._message, index if isinstance(index, int) else 0)
-                slot.id = field(use, "toolUseId") or None
+                index = block_index(field(start, "contentBlockIndex"), "contentBlockStart")
+                slot = self._slots.new(self._message, index if index is not None else 0)
+                slot.id = given_id(field(use, "toolUseId"), "toolUse block")
                 slot.add_name(field(use, "name"))
                 self._open[index] = slot
             return []
         delta = field(event, "contentBlockDelta")
         if delta is not None:
             use = field(field(delta, "delta") or {}, "toolUse")
-            target = self._open.get(field(delta, "contentBlockIndex"))
+            index = block_index(field(delta, "contentBlockIndex"), "contentBlockDelta")
+            target = self._open.get(index)
             if use is not None and target is not None:
                 fragment = field(use, "input")
                 if isinstance(fragment, str):
@@ -53,7 +54,8 @@ class BedrockAccumulator:
             return []
         stop = field(event, "contentBlockStop")
         if stop is not None:
-            return self._slots.complete(self._open.pop(field(stop, "contentBlockIndex"), None))
+            index = block_index(field(stop, "contentBlockIndex"), "contentBlockStop")
+            return self._slots.complete(self._open.pop(index, None))
         if field(event, "messageStart") is not None:
             self._message += 1
             self._open.clear()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field, items
+from forge.tools.parsing._common import field, given_id, items
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
 
@@ -77,8 +77,9 @@ class ResponsesAccumulator:
         if slot is None:
             order = index if index is not None else len(self._slots.all)
             slot = self._slots.new(self._response, order)
-        if field(item, "call_id") and not slot.id:
-            slot.id = str(field(item, "call_id"))
+        call_id = given_id(field(item, "call_id"), "function_call item")
+        if call_id and not slot.id:
+            slot.id = call_id
         slot.add_name(field(item, "name"))
         if not slot.parts:
             slot.add_part(field(item, "arguments"))

@@ -13,9 +13,11 @@ object. `decode_arguments` turns either into a dict and says what it had to do:
   object): repaired with the ``json_repair`` library and marked as repaired;
 * anything else is *not* guessed at: truncated text (an unclosed string, object or array:
   the model was cut off, so values or keys are missing), several objects run together
-  (two calls merged into one), a JSON value that is not an object, or text the repair turns
-  into nothing. The call then carries the problem, and executing it returns an
-  ``invalid_json`` error result that quotes it, so the model can send the call again.
+  (two calls merged into one), a JSON value that is not an object, text the repair turns
+  into nothing, or text longer than ``MAX_REPAIR_CHARS`` (repair takes time that grows
+  fast with nested garbage, on the caller's thread). The call then carries the problem,
+  and executing it returns an ``invalid_json`` error result that quotes it, so the model
+  can send the call again.
 
 Arguments are never silently replaced by ``{}``.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -33,6 +36,8 @@ __all__ = ["Decoded", "decode_arguments"]
 
 #: How much of the model's raw arguments an error message quotes.
 QUOTE_CHARS = 300
+#: The longest argument text that is repaired; longer text must be strict JSON.
+MAX_REPAIR_CHARS = 32_768
 
 _JSON_TYPES = {
     dict: "an object",
@@ -97,6 +102,9 @@ def decode_arguments(raw: Any) -> Decoded:
         return _decode_invalid(raw, exc)
     except RecursionError:
         return _invalid("The arguments are nested too deeply", raw)
+    except ValueError:  # the only other one json.loads raises: an integer past the digit limit
+        limit = sys.get_int_max_str_digits()
+        return _invalid(f"The arguments hold an integer of more than {limit} digits", raw)
     if type(value) is dict:
         return Decoded(value, False, None)
     return _from_value(value, raw)
@@ -105,12 +113,12 @@ def decode_arguments(raw: Any) -> Decoded:
 def fast_loads(text: str) -> Any:
     """``json.loads`` through pydantic-core's faster decoder, with the same result.
 
-    Any text pydantic-core refuses (it is stricter about lone surrogate escapes, for one)
+    Any text pydantic-core refuses (it is stricter about lone surrogates, for one)
     goes to ``json.loads``, so what decodes and what it decodes to do not change.
     """
     try:
         return _from_json(text)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: text that is not UTF-8 (a lone surrogate)
         return _loads(text)
 
 
@@ -139,6 +147,14 @@ def _from_value(value: Any, raw: str) -> Decoded:
 def _decode_invalid(raw: str, exc: json.JSONDecodeError) -> Decoded:
     if not raw.strip():
         return _EMPTY
+    if len(raw) > MAX_REPAIR_CHARS:  # repair is slow on large nested garbage (~1 min per MB)
+        where = f"line {exc.lineno} column {exc.colno}"
+        return _invalid(
+            f"The arguments are not valid JSON ({exc.msg} at {where}), and at {len(raw)} "
+            f"characters are too long to repair (the limit is {MAX_REPAIR_CHARS}); "
+            "send them as strict JSON",
+            raw,
+        )
     masked, literals, unclosed = _mask_strings(raw)
     if unclosed:
         return _invalid(f"The arguments are truncated JSON ({unclosed} at the end)", raw)
@@ -165,6 +181,8 @@ def _repair(masked: str, literals: list[str]) -> Any:
             value = json_repair.repair_json(masked, return_objects=True)
         except Exception:  # json_repair gives no guarantee for arbitrary input
             return None
+    except ValueError:  # an integer past the digit limit: the repair would make it a string
+        return None
     try:
         return _unmask(value, literals)
     except _Unsafe:
