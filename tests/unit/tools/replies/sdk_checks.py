@@ -28,3 +28,14 @@ def check_bedrock(messages: list[Any]) -> None:
     }
     report = ParamValidator().validate(request, shape)
     assert not report.has_errors(), report.generate_report()
+
+
+def check_mcp(results: list[Any]) -> None:
+    """Validate MCP ``CallToolResult`` dicts and check the SDK reads back exactly them."""
+    from mcp.types import CallToolResult
+
+    for result in results:
+        model = CallToolResult.model_validate(result)
+        dumped = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+        dumped.pop("resultType", None)  # the 2026-07-28 SDK always adds it
+        assert dumped == result

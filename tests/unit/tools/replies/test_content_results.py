@@ -14,7 +14,7 @@ from forge.tools import ToolResult, format_results
 from forge.tools.parsing import PROVIDERS
 from forge.tools.values.content import Content, Image, Text
 from tests.unit.tools.content_samples import PARTS, PDF, PNG, WAV
-from tests.unit.tools.replies.sdk_checks import check_bedrock
+from tests.unit.tools.replies.sdk_checks import check_bedrock, check_mcp
 
 MIX: list[Any] = ["Chart and data:", PARTS["png"], PARTS["json"], PARTS["link"]]
 
@@ -105,16 +105,6 @@ def _check_ollama(messages: list[Any]) -> None:
         assert model.model_dump(exclude_none=True) == message
 
 
-def _check_mcp(results: list[Any]) -> None:
-    from mcp.types import CallToolResult
-
-    for result in results:
-        model = CallToolResult.model_validate(result)
-        dumped = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-        dumped.pop("resultType", None)  # the 2026-07-28 SDK always adds it
-        assert dumped == result
-
-
 CHECKS = {
     "openai": _check_openai,
     "openai-responses": _check_responses,
@@ -123,7 +113,7 @@ CHECKS = {
     "ollama": _check_ollama,
     "bedrock": check_bedrock,
     "mistral": _check_mistral,
-    "mcp": _check_mcp,
+    "mcp": check_mcp,
 }
 
 

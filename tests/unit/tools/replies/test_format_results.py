@@ -15,7 +15,7 @@ from pydantic import BaseModel, TypeAdapter
 from forge.core.errors import UnsupportedProviderError
 from forge.tools import ErrorKind, ToolCallFormatError, ToolResult, format_results
 from forge.tools.parsing import GENERATED_ID_PREFIX, PROVIDERS
-from tests.unit.tools.replies.sdk_checks import check_bedrock
+from tests.unit.tools.replies.sdk_checks import check_bedrock, check_mcp
 
 
 @dataclasses.dataclass
@@ -117,16 +117,6 @@ def _check_mistral(messages: list[Any]) -> None:
         assert model.content == message["content"]
 
 
-def _check_mcp(results: list[Any]) -> None:
-    from mcp.types import CallToolResult
-
-    for result in results:
-        model = CallToolResult.model_validate(result)
-        dumped = model.model_dump(mode="json", by_alias=True, exclude_none=True)
-        dumped.pop("resultType", None)  # the 2026-07-28 SDK always adds it
-        assert dumped == result
-
-
 CHECKS = {
     "openai": _check_openai,
     "openai-responses": _check_responses,
@@ -135,7 +125,7 @@ CHECKS = {
     "ollama": _check_ollama,
     "bedrock": check_bedrock,
     "mistral": _check_mistral,
-    "mcp": _check_mcp,
+    "mcp": check_mcp,
 }
 
 
