@@ -10,11 +10,21 @@ that holds a single timer for the earliest deadline; arming is a set insert.
 When a deadline passes, the wheel cancels the task running the call (as
 `asyncio.timeout` does) and `guard` turns that cancellation into `Expired`;
 if the task was also cancelled from outside, the `CancelledError` wins.
+
+A handler that swallows that cancellation and keeps awaiting would hold the
+caller past its deadline (``asyncio.timeout`` waits for it). `guard` does not
+wait: it moves the rest of the handler to a task of its own, cancels that task
+once more, logs a warning and raises `Expired` at once. The detached task
+keeps running on the same event loop until the handler ends (`abandoned_tasks`
+counts them); it still holds the concurrency slots of its call until then. A
+handler that never awaits again blocks its event loop, and nothing in the
+process can pre-empt it: place such tools in a ``process``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import math
 import threading
@@ -23,7 +33,7 @@ import weakref
 from collections.abc import Callable, Generator
 from typing import Any
 
-__all__ = ["Expired", "guard"]
+__all__ = ["Expired", "abandoned_tasks", "guard"]
 
 _INF = math.inf
 
@@ -137,7 +147,7 @@ def guard(awaitable: Any, seconds: float) -> Generator[Any, None, Any]:
     if entry.when < wheel._wake_at:
         wheel._schedule(loop, entry.when)
     try:
-        while True:  # the first result is in hand; later ones are delegated natively
+        while True:  # driven step by step: a handler that swallows its expiry is seen
             try:
                 yield pending
             except GeneratorExit:
@@ -145,10 +155,13 @@ def guard(awaitable: Any, seconds: float) -> Generator[Any, None, Any]:
                 raise
             except BaseException as exc:  # delivered by the task (cancellation): pass it on
                 pending = it.throw(exc)
+                if entry.expired:  # the handler swallowed its deadline: leave it behind
+                    _detach(it, pending, loop)
+                    task.uncancel()
+                    raise Expired from None
                 continue
-            value = yield from it
-            break
-    except StopIteration as stop:  # it.throw() finished the awaitable
+            pending = it.send(None)
+    except StopIteration as stop:  # the awaitable finished
         value = stop.value
     except asyncio.CancelledError:
         if entry.expired and task.uncancel() <= entry.cancelling:
@@ -160,3 +173,48 @@ def guard(awaitable: Any, seconds: float) -> Generator[Any, None, Any]:
         task.uncancel()
         raise Expired
     return value
+
+
+_detached: set[asyncio.Task[Any]] = set()
+
+
+def abandoned_tasks() -> int:
+    """How many handlers that ignored their deadline are still running in the background."""
+    return len(_detached)
+
+
+@types.coroutine
+def _rest(it: Any, pending: Any) -> Generator[Any, None, Any]:
+    """Drive an awaitable from where ``guard`` left it (``pending`` is what it waits on)."""
+    try:
+        while True:
+            try:
+                yield pending
+            except GeneratorExit:
+                it.close()
+                raise
+            except BaseException as exc:
+                pending = it.throw(exc)
+                continue
+            pending = it.send(None)
+    except StopIteration as stop:
+        return stop.value
+
+
+async def _finish(it: Any, pending: Any) -> None:
+    with contextlib.suppress(BaseException):
+        await _rest(it, pending)
+
+
+def _detach(it: Any, pending: Any, loop: asyncio.AbstractEventLoop) -> None:
+    from forge.core.logging import get_logger
+
+    left = loop.create_task(_finish(it, pending))
+    _detached.add(left)
+    left.add_done_callback(_detached.discard)
+    loop.call_soon(left.cancel)  # after its first step: the handler is told once more
+    get_logger("tools.executor").warning(
+        "A tool handler ignored the cancellation at its deadline; it keeps running in the "
+        "background until it ends (now %d of them)",
+        len(_detached),
+    )

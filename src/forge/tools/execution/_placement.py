@@ -81,8 +81,16 @@ class Placement:
         run = contextvars.copy_context().run
         return self._threads().submit(run, call_sync, tool, compiled, kwargs, ctx)
 
-    def _abandon(self, running: Future[Any]) -> None:
-        """Forget a thread's call; one still running is counted until it ends."""
+    def _abandon(self, running: Future[Any], held: list[Limiter] | None = None) -> None:
+        """Forget a thread's call; one still running is counted until it ends.
+
+        The concurrency slots in ``held`` stay taken until the thread really ends
+        (``held`` is emptied: its holder must not release them).
+        """
+        if held:
+            kept = held[:]
+            held.clear()
+            running.add_done_callback(lambda _: _release(kept))
         if running.cancel() or running.done():
             return
         self._abandoned.add(running)
@@ -91,12 +99,17 @@ class Placement:
     async def _run_async(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         """Take the concurrency slots and run the handler within the deadline (from async)."""
         limiters = self._limiters(call.tool)  # type: ignore[arg-type]
+        waiting: list[Limiter] = []
         running = (
-            self._limited(call, compiled, limiters) if limiters else self._invoke(call, compiled)
+            self._limited(call, compiled, limiters, waiting)
+            if limiters
+            else self._invoke(call, compiled, [])
         )
         try:
             result: ToolResult = await guard(running, call.timeout or _NO_DEADLINE)
         except Expired:
+            if waiting:
+                return failures.no_slot(call.name, call.timeout, waiting[0].limit)  # type: ignore[arg-type]
             return failures.timeout(call.name, call.timeout)  # type: ignore[arg-type]
         except asyncio.CancelledError:
             if _cancelling():
@@ -105,19 +118,24 @@ class Placement:
         return result
 
     async def _limited(
-        self, call: ToolInvocation, compiled: Compiled, limiters: list[Limiter]
-    ) -> ToolResult:
+        self, call: ToolInvocation, compiled: Compiled, limiters: list[Limiter],
+        waiting: list[Limiter],
+    ) -> ToolResult:  # fmt: skip
         held: list[Limiter] = []
         try:
             for limiter in limiters:
+                waiting.append(limiter)
                 await limiter.acquire()
+                waiting.pop()
                 held.append(limiter)
-            return await self._invoke(call, compiled)
+            return await self._invoke(call, compiled, held)
         finally:
-            for limiter in reversed(held):
-                limiter.release()
+            _release(held)
 
-    async def _invoke(self, call: ToolInvocation, compiled: Compiled) -> ToolResult:
+    async def _invoke(
+        self, call: ToolInvocation, compiled: Compiled, held: list[Limiter]
+    ) -> ToolResult:
+        """Run the handler; ``held`` are the slots it took (kept by a thread left running)."""
         tool: Tool = call.tool  # type: ignore[assignment]
         kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
         if tool.isolated:
@@ -134,7 +152,7 @@ class Placement:
         try:
             return _checked(await asyncio.wrap_future(running))
         except BaseException:
-            self._abandon(running)
+            self._abandon(running, held)
             raise
 
     async def _isolated(self, call: ToolInvocation) -> ToolResult:
@@ -163,7 +181,7 @@ class Placement:
         try:
             for limiter in self._limiters(tool):
                 if not limiter.acquire_sync(_left(deadline)):
-                    return failures.timeout(call.name, seconds)  # type: ignore[arg-type]
+                    return failures.no_slot(call.name, seconds, limiter.limit)  # type: ignore[arg-type]
                 held.append(limiter)
             kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
             if tool.cheap or deadline is None:
@@ -172,14 +190,13 @@ class Placement:
             try:
                 return _checked(running.result(timeout=_left(deadline)))
             except TimeoutError:
-                self._abandon(running)
+                self._abandon(running, held)
                 return failures.timeout(call.name, seconds)  # type: ignore[arg-type]
             except BaseException:
-                self._abandon(running)
+                self._abandon(running, held)
                 raise
         finally:
-            for limiter in reversed(held):
-                limiter.release()
+            _release(held)
 
     async def _await_thread(
         self, tool: Tool, compiled: Compiled, kwargs: dict[str, Any],
@@ -197,6 +214,11 @@ class Placement:
                 raise
             return failures.cancelled(tool.name)
         return _checked(result)
+
+
+def _release(held: list[Limiter]) -> None:
+    for limiter in reversed(held):
+        limiter.release()
 
 
 def _left(deadline: float | None) -> float | None:

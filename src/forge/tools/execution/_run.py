@@ -190,12 +190,60 @@ def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any
 
 
 def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` on a private event loop (on a helper thread if this one runs a loop)."""
     import asyncio
     import concurrent.futures
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return _run_private(coro)
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="forge-sync") as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(_run_private, coro).result()
+
+
+def _run_private(coro: Coroutine[Any, Any, Any]) -> Any:
+    """`asyncio.run`, except that it never waits for handlers left behind at their deadline.
+
+    `asyncio.run` cancels the tasks still running at the end and waits for them;
+    a handler that ignores cancellation would hold the sync caller past its
+    deadline. Here such tasks keep the loop, on a daemon thread, until they end.
+    """
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        _close(loop)
+
+
+def _close(loop: Any) -> None:
+    import asyncio
+    import threading
+
+    left = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in left:
+        task.cancel()
+    if left:
+        loop.run_until_complete(asyncio.wait(left, timeout=0))
+        left = [task for task in left if not task.done()]
+    if left:
+        threading.Thread(target=_drain, args=(loop, left), daemon=True).start()
+        return
+    _shut(loop)
+
+
+def _drain(loop: Any, left: list[Any]) -> None:
+    import asyncio
+
+    loop.run_until_complete(asyncio.wait(left))
+    _shut(loop)
+
+
+def _shut(loop: Any) -> None:
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        loop.close()

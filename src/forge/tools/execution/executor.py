@@ -26,12 +26,23 @@ Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
 It bounds the caller's wall time, including time spent waiting for a
 concurrency slot, on sync and async entry points alike:
 
-* An async handler is cancelled at the deadline.
+* An async handler is cancelled at the deadline. One that swallows the
+  cancellation and keeps awaiting does not hold the caller: the rest of it is
+  moved to a task of its own on the same event loop, cancelled once more and
+  logged (a warning), and the caller gets its timeout result at once (a
+  private event loop of a sync caller is left to a daemon thread until such
+  tasks end). A handler that never awaits again blocks its event loop; place
+  it in a ``process``.
 * A sync handler on a worker thread cannot be stopped: Python has no way to
   kill a thread. The caller gets the timeout result at the deadline and the
   thread is *abandoned*: it runs to the end in the background, its result is
   discarded, and it occupies one worker until then (``abandoned_threads``
   counts them; calls still queued for a worker never start).
+* A call left running after its deadline (a thread or a detached task)
+  keeps its concurrency slots (the executor's ``max_concurrency`` and the
+  tool's) until it really ends: ``max_concurrency=1`` never runs two at once.
+  Later calls wait for the slot within their own deadline, and one whose
+  deadline passes while waiting gets a ``timeout`` result that names the limit.
 * A tool placed ``inline`` runs on your thread by your choice: nothing can
   pre-empt code running there, so its deadline is not enforced.
 * A tool placed in a ``process`` runs each call in a separate process that is

@@ -38,6 +38,7 @@ __all__ = [
     "invalid_json_result",
     "limit",
     "misconfigured",
+    "no_slot",
     "timeout",
     "tool_error",
     "unknown_tool",
@@ -158,6 +159,19 @@ def timeout(name: str, seconds: float) -> ToolResult:
         ErrorKind.TIMEOUT,
         True,
         timeout=seconds,
+    ).for_call(None, name)
+
+
+def no_slot(name: str, seconds: float, limit: int) -> ToolResult:
+    """The call's deadline passed while it waited for a concurrency slot (it never started)."""
+    return _fail(
+        f"Tool {name!r} did not start within {seconds:g} s: its limit of {limit} call"
+        f"{'s' if limit != 1 else ''} at a time (max_concurrency) was taken by calls still "
+        "running. Retry later.",
+        ErrorKind.TIMEOUT,
+        True,
+        timeout=seconds,
+        max_concurrency=limit,
     ).for_call(None, name)
 
 
