@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError, ToolNotFoundError, ToolValidationError
-from forge.tools.execution._run import _cancelled, _checked, failure, finish
+from forge.tools.execution._run import _checked, failure, fault, finish, plain
 from forge.tools.values.results import ToolResult, _ok_for
 
 if TYPE_CHECKING:
@@ -95,8 +95,8 @@ class RunMethods:
                 except Exception as exc:
                     return _shaped(failure(found, exc))  # type: ignore[arg-type]
                 except BaseException as exc:
-                    return _cancelled(found, exc)  # type: ignore[arg-type]
-                if type(out) in _SCALARS:
+                    return _shaped(fault(found, exc))  # type: ignore[arg-type]
+                if type(out) in _SCALARS and plain(out):
                     return _ok_for(out, name, None)
                 return _shaped(finish(out, name))
         result = await self._engine().run(name, arguments, context)

@@ -115,7 +115,9 @@ CASES = {
     "deeply nested value, typed tree": Case(
         "walk", {"root": deep_nodes(100_000)}, ErrorKind.INVALID_ARGUMENTS
     ),
-    "deeply nested value under Any": Case("tree", {"node": {"a": nested(100_000)}}, None),
+    "deeply nested value under Any": Case(
+        "tree", {"node": {"a": nested(100_000)}}, ErrorKind.INVALID_ARGUMENTS
+    ),
     "deeply nested value, recursive schema": Case(
         "recursive", {"tree": nested(100_000)}, ErrorKind.INVALID_ARGUMENTS
     ),
@@ -199,11 +201,10 @@ def exit_now() -> None:
 
 
 @pytest.mark.parametrize(
-    ("handler", "expected"),
-    [(interrupt, KeyboardInterrupt), (ainterrupt, KeyboardInterrupt), (exit_now, SystemExit)],
+    ("handler", "expected"), [(interrupt, KeyboardInterrupt), (ainterrupt, KeyboardInterrupt)]
 )
-def test_base_exceptions_are_not_swallowed(handler: Any, expected: type[BaseException]) -> None:
-    """KeyboardInterrupt and SystemExit from a handler propagate through every entry point."""
+def test_keyboard_interrupt_is_not_swallowed(handler: Any, expected: type[BaseException]) -> None:
+    """KeyboardInterrupt from a handler propagates through every entry point."""
     ex = ToolExecutor(ToolRegistry([handler]))
     name = handler.__name__
     with pytest.raises(expected):
@@ -213,6 +214,14 @@ def test_base_exceptions_are_not_swallowed(handler: Any, expected: type[BaseExce
     with pytest.raises(expected):
         asyncio.run(ex.execute_all([ToolCall.create(name), ToolCall.create(name)]))
     assert ex.run_sync("missing").error_kind is ErrorKind.UNKNOWN_TOOL  # still usable
+
+
+def test_system_exit_from_a_handler_is_a_failed_result() -> None:
+    """A tool calling ``sys.exit`` fails its call; it does not stop the program (issue 18)."""
+    ex = ToolExecutor(ToolRegistry([exit_now]))
+    assert ex.run_sync("exit_now").error_kind is ErrorKind.TOOL_ERROR
+    results = asyncio.run(ex.execute_all([ToolCall.create("exit_now")] * 2))
+    assert [r.metadata["exception_type"] for r in results] == ["SystemExit"] * 2
 
 
 def test_an_interrupt_in_a_batch_cancels_and_waits_for_the_other_calls() -> None:

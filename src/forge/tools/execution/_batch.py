@@ -25,7 +25,7 @@ from forge.tools.execution import failures
 from forge.tools.execution._deadline import Expired, guard
 from forge.tools.execution._pipeline import ASYNC
 from forge.tools.execution._placement import _NO_DEADLINE
-from forge.tools.execution._run import JSON_SCALARS, _checked, failure, finish
+from forge.tools.execution._run import JSON_SCALARS, _checked, failure, fault, finish, plain
 from forge.tools.execution._steps import (
     TRACE,
     _cancelling,
@@ -35,7 +35,7 @@ from forge.tools.execution._steps import (
     logger,
 )
 from forge.tools.values.calls import ToolCall
-from forge.tools.values.results import ToolResult, _ok_for
+from forge.tools.values.results import ErrorKind, ToolResult, _ok_for
 
 if TYPE_CHECKING:
     from forge.tools.execution._pipeline import Engine
@@ -131,6 +131,8 @@ class Batch:
             self._results[index] = result
         except asyncio.CancelledError:
             raise
+        except Exception as exc:  # a fault of ours: this call fails, the batch goes on
+            self._results[index] = _broken(item, exc)
         except BaseException as exc:
             self._stop(exc)
         finally:
@@ -164,8 +166,10 @@ class Batch:
                     result = failures.cancelled(name)
                 except Exception as exc:
                     result = failure(tool, exc)
+                except BaseException as exc:
+                    result = fault(tool, exc)
                 else:
-                    if type(out) in JSON_SCALARS:
+                    if type(out) in JSON_SCALARS and plain(out):
                         self._results[index] = _ok_for(out, name, call_id)
                         return
                     result = _checked(finish(out, name))
@@ -176,6 +180,8 @@ class Batch:
             self._results[index] = result
         except asyncio.CancelledError:
             raise
+        except Exception as exc:  # a fault of ours: this call fails, the batch goes on
+            self._results[index] = _broken(call, exc)
         except BaseException as exc:
             self._stop(exc)
         finally:
@@ -189,13 +195,25 @@ class Batch:
             done.set_result(None)
 
     def _stop(self, exc: BaseException) -> None:
-        """A KeyboardInterrupt or SystemExit: cancel every call, then give it to the caller."""
+        """A KeyboardInterrupt (or a SystemExit from a hook): cancel every call, then raise it."""
         self._fatal.append(exc)
         for task in self._tasks:
             task.cancel()
         done = self._done
         if done is not None and not done.done():
             done.set_result(None)
+
+
+def _broken(item: ToolCall | ToolResult, exc: Exception) -> ToolResult:
+    """The failed result of a call that met an error inside forge-tools (logged with its trace)."""
+    name = item.tool_name if isinstance(item, ToolResult) else item.name
+    call_id = item.call_id if isinstance(item, ToolResult) else item.id
+    logger.error("Tool %.100s could not run: internal error", name, exc_info=exc)
+    return ToolResult.fail(
+        f"Tool {name!r} could not run: an internal error ({type(exc).__name__}). Do not retry it.",
+        error_kind=ErrorKind.TOOL_ERROR,
+        retryable=False,
+    ).for_call(call_id if isinstance(call_id, str) and call_id else "call_unknown", name)
 
 
 async def wait_all(tasks: list[asyncio.Task[None]]) -> None:

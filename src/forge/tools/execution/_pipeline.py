@@ -51,7 +51,9 @@ from forge.tools.execution._run import (
     _run_coroutine,
     call_sync,
     failure,
+    fault,
     finish,
+    plain,
     sync_runner,
 )
 from forge.tools.execution._steps import (
@@ -335,8 +337,10 @@ class Engine(Placement):
                     result = failures.cancelled(name)
                 except Exception as exc:
                     result = failure(tool, exc)
+                except BaseException as exc:
+                    result = fault(tool, exc)
                 else:
-                    if type(out) in JSON_SCALARS:
+                    if type(out) in JSON_SCALARS and plain(out):
                         result = _ok_for(out, name, call_id)
                         if started is not None:
                             _log_outcome(name, result, started)

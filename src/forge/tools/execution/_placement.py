@@ -28,7 +28,7 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools.execution import failures
 from forge.tools.execution._deadline import Expired, guard
 from forge.tools.execution._limits import Limiter
-from forge.tools.execution._run import _checked, call_sync, failure, finish, start_async
+from forge.tools.execution._run import _checked, call_sync, failure, fault, finish, start_async
 from forge.tools.execution._steps import _cancelling, _from_outcome
 from forge.tools.execution._workers import Workers
 
@@ -143,8 +143,12 @@ class Placement:
         if tool.source.is_async:
             try:
                 out = await start_async(compiled, kwargs, call.context)
+            except asyncio.CancelledError:
+                raise
             except Exception as exc:
                 return failure(tool, exc)
+            except BaseException as exc:
+                return fault(tool, exc)
             return _checked(finish(out, tool.name))
         if tool.cheap:
             return _checked(call_sync(tool, compiled, kwargs, call.context))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
@@ -68,9 +68,9 @@ def _inline_runner(
         except Exception as exc:
             return failure(tool, exc)
         except BaseException as exc:
-            return _cancelled(tool, exc)
+            return fault(tool, exc)
         result = _new(ToolResult)
-        if out.__class__ in scalars:  # the common case, checked first: nothing else to do
+        if out.__class__ in scalars and plain(out):  # the common case: nothing else to do
             _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
             return result
         if isinstance(out, ToolResult):
@@ -83,6 +83,36 @@ def _inline_runner(
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 JSON_SCALARS = _SCALARS
+_HUGE_DIGITS = 4300  # Python's default int-str limit: a longer integer cannot be written as JSON
+_HUGE = 10**_HUGE_DIGITS
+
+
+def _python_json(text: bytes) -> None:
+    import json
+
+    json.loads(text)
+
+
+def plain(out: Any) -> bool:
+    """Whether a JSON scalar needs no further check (any but long ints, non-ASCII text)."""
+    cls = out.__class__
+    if cls is str:
+        return out.isascii()  # type: ignore[no-any-return]
+    return cls is not int or -_HUGE < out < _HUGE
+
+
+def _unsendable(out: Any) -> str | None:
+    """Why a JSON scalar cannot be sent to a model, or ``None`` when it can."""
+    if isinstance(out, str):
+        try:
+            out.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"str: text with a lone surrogate at index {exc.start}, which UTF-8 cannot carry"
+    elif isinstance(out, int) and not -_HUGE < out < _HUGE:
+        return "int: an integer of more than 4,300 digits, which JSON encoders refuse"
+    return None
+
+
 _to_jsonable: Any = None
 _as_content: Any = None
 
@@ -96,19 +126,27 @@ def _checked(result: ToolResult) -> ToolResult:
         return result
     out = result.output
     if type(out) in JSON_SCALARS:
-        return result
+        why = None if plain(out) else _unsendable(out)
+        return result if why is None else failures.bad_output(result.tool_name or "?", why)
+    if isinstance(out, Iterator | AsyncIterator):
+        return failures.bad_output(
+            result.tool_name or "?",
+            f"{type(out).__name__}: an iterator can be read only once; return a list instead",
+        )
     content = _content(out, result.tool_name)
     if content is not None:
         return content if isinstance(content, ToolResult) else result.replace(output=content)
     global _to_jsonable  # noqa: PLW0603 - pydantic-core is imported on first use
     if _to_jsonable is None:
-        from pydantic_core import to_jsonable_python
+        from pydantic_core import to_json
 
-        _to_jsonable = to_jsonable_python
+        _to_jsonable = to_json
     try:
-        _to_jsonable(out)
+        text = _to_jsonable(out)  # JSON text: lone surrogates and cycles fail here
+        if len(text) > _HUGE_DIGITS:  # integers too long for Python's own JSON fail here
+            _python_json(text)
     except Exception as exc:
-        detail = f"{type(out).__name__}: {str(exc).splitlines()[0] if str(exc) else exc!r}"
+        detail = f"{type(out).__name__}: {failures.message_of(exc).splitlines()[0]}"
         return failures.bad_output(result.tool_name or "?", failures.limit(detail, 200))
     return result
 
@@ -157,20 +195,27 @@ def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: A
     except Exception as exc:
         return failure(tool, exc)
     except BaseException as exc:
-        return _cancelled(tool, exc)
+        return fault(tool, exc)
     return finish(out, tool.name)
 
 
-def _cancelled(tool: Tool, exc: BaseException) -> ToolResult:
-    """A handler that raised `asyncio.CancelledError` by itself: a ``cancelled`` result.
+def fault(tool: Tool, exc: BaseException) -> ToolResult:
+    """A handler raised a ``BaseException`` that is not an ``Exception``.
 
-    Any other ``BaseException``, and a cancellation of the caller's task, propagates.
+    `asyncio.CancelledError` it raised by itself gives a ``cancelled`` result;
+    ``SystemExit``, ``GeneratorExit`` and other ``BaseException`` subclasses are
+    the handler's fault and give a failed result, like any exception. A
+    ``KeyboardInterrupt``, and a cancellation of the caller's task, propagate.
     """
     import asyncio
 
-    if not isinstance(exc, asyncio.CancelledError) or _being_cancelled():
+    if isinstance(exc, KeyboardInterrupt):
         raise exc
-    return failures.cancelled(tool.name)
+    if isinstance(exc, asyncio.CancelledError):
+        if _being_cancelled():
+            raise exc
+        return failures.cancelled(tool.name)
+    return failures.tool_error(tool, exc)
 
 
 def _being_cancelled() -> bool:

@@ -6,8 +6,25 @@ timeout, a cancelled call and a handler exception all come back as a failed
 `ToolResult` with an ``error_kind`` and a message written for the model
 (`forge.tools.execution.failures`). It logs the start and the outcome of each call
 (at DEBUG; failures at INFO).
-Exceptions that are not ``Exception`` subclasses (``KeyboardInterrupt``,
-``SystemExit``) are never swallowed.
+
+Handler faults (issue 18). Whatever a handler raises is the handler's fault
+and becomes a failed result of its call (``error_kind`` ``tool_error``,
+``metadata["exception_type"]`` naming the class), the rest of a batch going
+on: any ``Exception`` (one whose ``__str__`` fails too: its message is then
+replaced by a note), ``SystemExit`` (a tool calling ``sys.exit`` does not stop
+a server), ``GeneratorExit`` and other ``BaseException`` subclasses. Two
+exceptions are not faults: ``asyncio.CancelledError`` raised by a handler
+itself gives a ``cancelled`` result (a cancellation of the caller propagates),
+and ``KeyboardInterrupt`` always propagates (the user asked to stop): in a
+batch the other calls are cancelled first and their results are dropped.
+
+Outputs (issue 18). A result is checked before it is called a success: an
+output JSON cannot carry is a failed result naming why, never a success that
+breaks `format_results` or the MCP server later: a generator or other
+iterator (it can be read only once; return a list), an integer of more than
+4,300 digits, text with a lone surrogate (UTF-8 cannot carry it), a cycle, or
+an object no JSON rule converts. NaN and infinities are sent as the strings
+``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (`forge.tools.values._jsonable`).
 
 Every entry point, sync or async, runs the same pipeline
 (`forge.tools.execution._pipeline`), so the same call gets the same result everywhere.

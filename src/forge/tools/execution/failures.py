@@ -37,6 +37,7 @@ __all__ = [
     "invalid_json",
     "invalid_json_result",
     "limit",
+    "message_of",
     "misconfigured",
     "no_slot",
     "timeout",
@@ -188,7 +189,15 @@ def tool_error(tool: Tool, exc: BaseException, details: ErrorDetails | None = No
     """The handler raised: the exception's type and (by default) message, never its repr."""
     level = details or tool.error_details
     trace = _traceback(exc) if level == "traceback" else None
-    return exception_failure(tool.name, type(exc).__name__, str(exc), trace, level)
+    return exception_failure(tool.name, type(exc).__name__, message_of(exc), trace, level)
+
+
+def message_of(exc: BaseException) -> str:
+    """``str(exc)``, or a note when the exception's own ``__str__`` fails."""
+    try:
+        return str(exc)
+    except Exception as broken:
+        return f"(its message could not be read: {type(broken).__name__})"
 
 
 def exception_failure(
@@ -210,7 +219,10 @@ def exception_failure(
 def _traceback(exc: BaseException) -> str:
     import traceback
 
-    return "".join(traceback.format_exception(exc)).rstrip()
+    try:
+        return "".join(traceback.format_exception(exc)).rstrip()
+    except Exception:
+        return message_of(exc)
 
 
 def misconfigured(name: str, exc: ToolDefinitionError) -> ToolResult:

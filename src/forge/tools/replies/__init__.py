@@ -33,10 +33,12 @@ the result's `OutputLimit` (its tool's or executor's, else ``limit``, else
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from forge.tools.parsing import resolve_provider
+from forge.tools.parsing._common import ToolCallFormatError
 from forge.tools.replies._common import results_list
 from forge.tools.replies.anthropic import format_anthropic
 from forge.tools.replies.bedrock import format_bedrock
@@ -45,11 +47,13 @@ from forge.tools.replies.mcp import ToolLookup, format_mcp
 from forge.tools.replies.openai import format_mistral, format_ollama, format_openai
 from forge.tools.replies.responses import format_responses
 from forge.tools.values.output_limit import OutputLimit
-from forge.tools.values.results import ToolResult
+from forge.tools.values.results import ErrorKind, ToolResult
 
 __all__ = ["FORMATTERS", "format_results"]
 
-FORMATTERS: dict[str, Callable[[list[ToolResult], OutputLimit | None], list[dict[str, Any]]]] = {
+Formatter = Callable[[list[ToolResult], OutputLimit | None], list[dict[str, Any]]]
+
+FORMATTERS: dict[str, Formatter] = {
     "openai": format_openai,
     "openai-responses": format_responses,
     "anthropic": format_anthropic,
@@ -97,6 +101,42 @@ def format_results(
     """
     name = resolve_provider(provider)
     chosen = OutputLimit.coerce(limit)
+    items = results_list(results)
+    formatter: Formatter = FORMATTERS[name]
     if name == "mcp" and tools is not None:
-        return format_mcp(results_list(results), chosen, tools)
-    return FORMATTERS[name](results_list(results), chosen)
+        formatter = functools.partial(_format_mcp, tools)
+    try:
+        return formatter(items, chosen)
+    except ToolCallFormatError:
+        raise
+    except (ValueError, TypeError, RecursionError) as exc:  # an output JSON cannot carry
+        fixed = [_sendable(formatter, result, chosen) for result in items]
+        del exc
+        return formatter(fixed, chosen)
+
+
+def _format_mcp(
+    tools: ToolLookup, results: list[ToolResult], limit: OutputLimit | None
+) -> list[dict[str, Any]]:
+    return format_mcp(results, limit, tools)
+
+
+def _sendable(
+    formatter: Formatter,
+    result: ToolResult,
+    chosen: OutputLimit | None,
+) -> ToolResult:
+    """``result``, or a failed result in its place when its output cannot be formatted."""
+    try:
+        formatter([result], chosen)
+    except ToolCallFormatError:
+        raise
+    except (ValueError, TypeError, RecursionError) as own:
+        why = f"{type(own).__name__}: {str(own).splitlines()[0][:200] if str(own) else ''}"
+        return ToolResult.fail(
+            f"Tool {result.tool_name!r} returned a value that cannot be sent as JSON ({why}). "
+            "This is a bug in the tool; do not retry it.",
+            error_kind=ErrorKind.TOOL_ERROR,
+            retryable=False,
+        ).for_call(result.call_id, result.tool_name)
+    return result

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge.core.errors import ToolDefinitionError
+from forge.tools.schema._validation import depth_limited
 from forge.tools.values.context import ExecutionContext
 
 __all__ = ["CompiledSchema", "describe_function", "function_schema", "model_schema"]
@@ -122,7 +123,8 @@ def function_schema(
         ) from None
     parameters = _json_schema(tool_name, core)
     _add_descriptions(parameters, param_descriptions)
-    return CompiledSchema(parameters, _validator(core), tuple(sorted(skip)))
+    validate = depth_limited(tool_name, _validator(core), parameters)
+    return CompiledSchema(parameters, validate, tuple(sorted(skip)))
 
 
 def model_schema(tool_name: str, model: type[Any]) -> CompiledSchema:
@@ -141,7 +143,9 @@ def model_schema(tool_name: str, model: type[Any]) -> CompiledSchema:
     parameters.pop("title", None)
     parameters.pop("description", None)  # the model's docstring; the tool has its own
     parameters.setdefault("additionalProperties", False)
-    return CompiledSchema(parameters, _validator(_close_top(core)))
+    return CompiledSchema(
+        parameters, depth_limited(tool_name, _validator(_close_top(core)), parameters)
+    )
 
 
 def _json_schema(tool_name: str, core: Any) -> dict[str, Any]:

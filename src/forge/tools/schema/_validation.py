@@ -126,21 +126,51 @@ TOO_DEEP = f"the arguments are nested more than {MAX_DEPTH} levels deep"
 
 
 def check_depth(tool_name: str, args: Mapping[str, Any]) -> None:
-    """Reject absurdly nested arguments before a native validator recurses into them.
+    """Reject absurdly nested arguments before a validator recurses into them.
 
     jsonschema-rs overflows the C stack (the process dies) on input nested some
-    tens of thousands of levels deep under a recursive schema. JSON text parsed
-    with `json` cannot get that deep, but Python callers can pass anything.
+    tens of thousands of levels deep under a recursive schema, and pydantic
+    hands any depth to a parameter typed ``Any``, ``list`` or ``dict``. JSON
+    text parsed with `json` cannot get that deep, but Python callers can pass
+    anything. The error names the parameter.
     """
-    stack = [(v, 2) for v in args.values() if isinstance(v, Mapping | list | tuple)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ToolValidationError(
-                tool_name, [FieldError(path="", kind="type", message=TOO_DEEP)]
-            )
-        children = value.values() if isinstance(value, Mapping) else value
-        stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
+    for name, top in args.items():
+        if not isinstance(top, Mapping | list | tuple):
+            continue
+        stack = [(top, 2)]
+        while stack:
+            value, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                raise ToolValidationError(
+                    tool_name,
+                    [FieldError(path=str(name), kind="type",
+                                message=f"nested more than {MAX_DEPTH} levels deep")],
+                )  # fmt: skip
+            children = value.values() if isinstance(value, Mapping) else value
+            stack.extend((v, depth + 1) for v in children if isinstance(v, Mapping | list | tuple))
+
+
+def depth_limited(
+    tool_name: str, validate_python: Callable[[Any], Any], parameters: Mapping[str, Any]
+) -> Callable[[Any], Any]:
+    """``validate_python`` behind `check_depth`, unless every parameter is a scalar."""
+    properties = parameters.get("properties")
+    if isinstance(properties, Mapping) and all(
+        isinstance(p, Mapping) and p.get("type") in _SCALAR_TYPES and len(p.keys() & _NESTING) == 0
+        for p in properties.values()
+    ):
+        return validate_python  # nothing nests: the hot path stays as it is
+
+    def validate(args: Any) -> Any:
+        if type(args) is dict:
+            check_depth(tool_name, args)
+        return validate_python(args)
+
+    return validate
+
+
+_SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean", "null"})
+_NESTING = frozenset({"anyOf", "oneOf", "allOf", "$ref", "items", "properties"})
 
 
 class SchemaValidator:
