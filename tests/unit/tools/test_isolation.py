@@ -2,6 +2,8 @@
 
 import asyncio
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,15 @@ pytestmark = pytest.mark.slow  # child processes
 def hang(pid_file: str) -> str:
     """Write this process's id, then sleep ten seconds."""
     Path(pid_file).write_text(str(os.getpid()))
+    time.sleep(10)
+    return "woke"
+
+
+@tool(placement="process")
+def spawn_and_hang(pid_file: str) -> str:
+    """Start a grandchild process, write its id, then sleep ten seconds."""
+    grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    Path(pid_file).write_text(str(grandchild.pid))
     time.sleep(10)
     return "woke"
 
@@ -62,7 +73,9 @@ def unpicklable() -> Any:
 
 
 def registry() -> ToolRegistry:
-    return ToolRegistry([hang, where, async_where, explode, secret_failure, crash, unpicklable])
+    return ToolRegistry(
+        [hang, spawn_and_hang, where, async_where, explode, secret_failure, crash, unpicklable]
+    )
 
 
 def alive(pid: int) -> bool:
@@ -99,6 +112,38 @@ def test_an_isolated_handler_is_killed_at_its_timeout(tmp_path: Path, entry: str
     pid = wait_for_pid(pid_file)
     assert pid != os.getpid()
     assert not alive(pid)
+
+
+def gone(pid: int) -> bool:
+    """Whether a process has ended (a zombie waiting for its new parent counts as ended)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state in {"Z", "X"}:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads process states from /proc")
+@pytest.mark.parametrize("entry", ["async", "sync"])
+def test_processes_an_isolated_handler_started_are_killed_with_it(
+    tmp_path: Path, entry: str
+) -> None:
+    """At the deadline the whole process group dies: the handler's own child too (issue 18)."""
+    pid_file = tmp_path / "grandchild"
+    ex = ToolExecutor(registry())
+    args = {"pid_file": str(pid_file)}
+    if entry == "async":
+        result = asyncio.run(ex.run("spawn_and_hang", args, timeout=2))
+    else:
+        result = ex.run_sync("spawn_and_hang", args, timeout=2)
+    assert result.error_kind is ErrorKind.TIMEOUT
+    grandchild = wait_for_pid(pid_file)
+    assert gone(grandchild)
 
 
 def test_cancelling_an_isolated_call_kills_the_child(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ timeout keeps running after the caller has moved on. A tool with
 ``placement="process"`` instead runs each call in a new Python process
 (``python -m forge.tools.execution._isolation``): the validated arguments go in on
 stdin, the result comes back on stdout, and on timeout or cancellation the
-process is killed (SIGKILL on POSIX). Each call pays for a fresh interpreter
+process is killed (SIGKILL on POSIX, sent to the child's own process group,
+so processes the handler started are killed with it). Each call pays for a fresh interpreter
 (tens of milliseconds), so isolate only the tools that need it.
 
 The child imports the handler by module and qualified name, falling back to
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
     from forge.tools.values.context import ExecutionContext
 
 __all__ = ["IsolatedCall", "Outcome", "Target", "target_of"]
+
+_POSIX = os.name == "posix"
 
 Outcome = tuple[Any, ...]
 """``("ok", value)``, ``("error", type name, message, traceback)`` or ``("crash", detail)``."""
@@ -95,6 +99,7 @@ class IsolatedCall:
             [sys.executable, "-m", "forge.tools.execution._isolation"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            start_new_session=_POSIX,  # its own process group: a kill reaches its children
         )
 
     @property
@@ -132,6 +137,9 @@ class IsolatedCall:
         proc = self._proc
         if proc is None:
             return
+        if _POSIX:  # the whole group: processes the handler started die with it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be ignored
