@@ -30,6 +30,7 @@ from forge.tools.values.results import ErrorKind, ToolResult
 from forge.tools.views import ToolView
 
 if TYPE_CHECKING:
+    from forge.core.redaction import Redaction
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
@@ -80,6 +81,7 @@ _LAZY = {
     "ExecutionHook": "forge.tools.execution.hooks",
     "ExecutionMetrics": "forge.tools.execution.metrics",
     "PermissionRequest": "forge.tools.execution.permissions",
+    "Redaction": "forge.core.redaction",
     "RuleBasedPolicy": "forge.tools.execution.permissions",
     "ToolCallAccumulator": "forge.tools.streaming",
     "ToolCallFormatError": "forge.tools.parsing",
@@ -130,6 +132,7 @@ __all__ = [
     "Placement",
     "Progress",
     "PromptOptions",
+    "Redaction",
     "RegistryEvent",
     "ResourceLink",
     "RuleBasedPolicy",

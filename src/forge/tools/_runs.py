@@ -183,12 +183,25 @@ def _async_fn(tool: Tool | None) -> Any:
 
 def _shaped(result: ToolResult) -> ToolResult:
     """What the engine's fast path does to a result that is not a plain success."""
-    from forge.tools.execution._steps import _log_outcome
+    from forge.tools.execution._steps import _log_outcome, _redacted
 
     result = _checked(result)
     if not result.success:
+        result = _redacted(result, _default_redactor())
         _log_outcome(result.tool_name or "?", result, None)
     return result
+
+
+_redactors: list[Any] = []
+
+
+def _default_redactor() -> Any:
+    """The default `Redaction`, compiled on the first failure (the engine's is per executor)."""
+    if not _redactors:
+        from forge.core.redaction import Redaction
+
+        _redactors.append(Redaction().compile())
+    return _redactors[0]
 
 
 def _deprecated_strict(strict: bool | None) -> None:

@@ -30,6 +30,7 @@ from forge.tools.execution._steps import (
     TRACE,
     _cancelling,
     _log_outcome,
+    _redacted,
     _rejected,
     _validate,
     logger,
@@ -176,6 +177,7 @@ class Batch:
             if call_id is not None:
                 result = result.for_call(call_id, name)
             if not result.success:
+                result = _redacted(result, self._engine._redact)
                 _log_outcome(name, result, None)
             self._results[index] = result
         except asyncio.CancelledError:

@@ -64,6 +64,7 @@ from forge.tools.execution._steps import (
     _hook_result,
     _log_outcome,
     _log_start,
+    _redacted,
     _rejected,
     _request,
     _traced,
@@ -79,6 +80,7 @@ from forge.tools.values.results import ToolResult, _ok_for
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from forge.core.redaction import Redactor
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
@@ -102,6 +104,8 @@ class Engine(Placement):
             ``dry_run`` turns it on for its calls).
         output_limit: How much of an output goes to the model, for tools that set none
             (stamped on each result; `forge.tools.values.output_limit`).
+        redact: Takes secrets out of the message of every failed result (and so of
+            the log), or ``None`` (`forge.core.redaction`).
     """
 
     def __init__(
@@ -116,8 +120,10 @@ class Engine(Placement):
         max_threads: int = 32,
         dry_run: bool = False,
         output_limit: OutputLimit | None = None,
+        redact: Redactor | None = None,
     ) -> None:
         self._registry = registry
+        self._redact = redact
         self._output_limit = output_limit
         self._dry_run = dry_run
         self._get: Callable[[str], Tool | None] = registry.get
@@ -269,7 +275,10 @@ class Engine(Placement):
         limit = (tool.output_limit if tool is not None else None) or self._output_limit
         if limit is not None and result.output_limit is None:
             result = result.replace(output_limit=limit)
-        if not result.success or logger.isEnabledFor(TRACE):
+        if not result.success:
+            result = _redacted(result, self._redact)
+            _log_outcome(call.name, result, call.started)
+        elif logger.isEnabledFor(TRACE):
             _log_outcome(call.name, result, call.started)
         return result
 
@@ -350,7 +359,7 @@ class Engine(Placement):
                 result = _checked(call_sync(tool, compiled, kwargs, ctx))
             else:
                 result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
-        return _settled(result, name, call_id, started)
+        return _settled(result, name, call_id, started, self._redact)
 
     def _inline_for(
         self, tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
@@ -372,16 +381,20 @@ class Engine(Placement):
             result = _checked(run(args, ctx))
         except Exception as exc:  # the runner validates first: its errors are the model's
             result = _rejected(tool, exc)
-        return _settled(result, name, call_id, started)
+        return _settled(result, name, call_id, started, self._redact)
 
 
 def _settled(
-    result: ToolResult, name: str, call_id: str | None, started: float | None
-) -> ToolResult:
+    result: ToolResult, name: str, call_id: str | None, started: float | None,
+    redact: Redactor | None,
+) -> ToolResult:  # fmt: skip
     """A fast path's last step: tag the result with its call and log it (failures always)."""
     if call_id is not None:
         result = result.for_call(call_id, name)
-    if started is not None or not result.success:
+    if not result.success:
+        result = _redacted(result, redact)
+        _log_outcome(name, result, started)
+    elif started is not None:
         _log_outcome(name, result, started)
     return result
 

@@ -17,6 +17,7 @@ from forge.tools.values.calls import ToolCall
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
+    from forge.core.redaction import Redactor
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
@@ -138,6 +139,15 @@ def _traced(name: str, call_id: str | None, args: Any) -> float | None:
         return None
     _log_start(name, call_id, args)
     return time.perf_counter()
+
+
+def _redacted(result: ToolResult, redact: Redactor | None) -> ToolResult:
+    """A failed result with the secrets taken out of its message (`forge.core.redaction`)."""
+    error = result.error
+    if redact is None or not error:
+        return result
+    clean = redact(error)
+    return result if clean == error else result.replace(error=clean)
 
 
 def _log_outcome(name: str, result: ToolResult, started: float | None) -> None:

@@ -80,6 +80,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack, overload
 
+from forge.core.redaction import Redaction, Redactor
 from forge.tools.execution._batch import Batch
 from forge.tools.execution._drive import complete
 from forge.tools.execution._pipeline import ASYNC, BLOCKING, Engine
@@ -122,6 +123,12 @@ class ToolExecutor(Engine):
         output_limit: How much of an output goes back to the model, for tools that set
             none: an `OutputLimit`, ``max_chars``, or a mapping of its fields (default:
             `DEFAULT_OUTPUT_LIMIT`). Results keep their whole output.
+        redact: What to take out of the message of every failed result, and so out of
+            the log: a `Redaction` (values of named environment variables, regular
+            expressions), ``True``/``None`` for the default ``Redaction()`` (values of
+            environment variables whose names look secret: ``*TOKEN*``, ``*KEY*``,
+            ``*SECRET*``, ``*PASSWORD*``, ... of 8 characters or more, read when the
+            executor is created), or ``False`` for none.
     """
 
     def __init__(
@@ -138,6 +145,7 @@ class ToolExecutor(Engine):
         dry_run: bool = False,
         strict: bool | None = None,
         output_limit: OutputLimit | int | Mapping[str, Any] | None = None,
+        redact: Redaction | bool | None = None,
     ) -> None:
         if strict is not None:
             _strict_is_automatic("ToolExecutor(strict=...)")
@@ -158,7 +166,7 @@ class ToolExecutor(Engine):
             registry, context if context is not None else ExecutionContext(),
             hooks=tuple(installed), permissions=permissions, approve=approve,
             max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
-            output_limit=limit,
+            output_limit=limit, redact=_redactor(redact),
         )  # fmt: skip
 
     # -- configuration ---------------------------------------------------------------
@@ -452,3 +460,13 @@ def contextless(registry: ToolSource) -> ToolExecutor:
     executor = ToolExecutor(registry)
     executor._context = None
     return executor
+
+
+def _redactor(redact: Redaction | bool | None) -> Redactor | None:
+    if redact is False:
+        return None
+    if redact is None or redact is True:
+        return Redaction().compile()
+    if not isinstance(redact, Redaction):
+        raise TypeError(f"redact must be a Redaction, True, False or None, got {redact!r}")
+    return redact.compile()
