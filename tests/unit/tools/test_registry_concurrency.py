@@ -365,3 +365,55 @@ def test_listener_subscription_during_emission_does_not_break_delivery() -> None
     names = [f"c{t}_{i}" for t in range(registrars) for i in range(per_registrar)]
     assert len(registry) == len(names)
     assert Counter(delivered) == Counter(names)
+
+
+def test_listener_events_arrive_in_version_order_across_writers() -> None:
+    """Events of many writers reach every listener in the order of their versions (issue 18)."""
+    registry = ToolRegistry()
+    seen: dict[str, list[int]] = {"first": [], "second": []}
+
+    def slow_listener(event: RegistryEvent) -> None:
+        time.sleep(0)  # let another writer in between two deliveries
+        seen["first"].append(event.version)
+
+    def listener(event: RegistryEvent) -> None:
+        seen["second"].append(event.version)
+
+    for kind in ("registered", "updated", "removed", "cleared"):
+        registry.on(kind, slow_listener)
+        registry.on(kind, listener)
+    threads, rounds = 12, 40
+
+    def work(t: int) -> None:
+        for i in range(rounds):
+            name = f"w{t}_{i % 3}"
+            registry.register(make_tool(name, i, ToolCategory.CODE), replace=True)
+            if i % 5 == 0:
+                registry.register_many(
+                    [make_tool(f"b{t}_{i}_{k}", i, ToolCategory.WEB) for k in range(3)]
+                )
+            if i % 2:
+                registry.update(name, make_tool(name, i + 1, ToolCategory.WEB))
+            registry.deregister(name)
+
+    errors = run_threads([lambda t=t: work(t) for t in range(threads)])
+    assert errors == [], "\n".join(errors)
+    for versions in seen.values():
+        assert versions == sorted(versions)
+        assert versions[-1] == registry.version
+        assert set(versions) == set(range(1, registry.version + 1))
+
+
+def test_a_change_made_by_a_listener_is_delivered_after_the_current_event() -> None:
+    """A listener that changes the registry does not interleave events for the others."""
+    registry = ToolRegistry()
+    seen: list[tuple[str, int]] = []
+
+    def chain(event: RegistryEvent) -> None:
+        if event.name == "a":
+            registry.register(make_tool("b", 0, ToolCategory.CODE))
+
+    registry.on("registered", chain)
+    registry.on("registered", lambda e: seen.append((str(e.name), e.version)))
+    registry.register(make_tool("a", 0, ToolCategory.CODE))
+    assert seen == [("a", 1), ("b", 2)]

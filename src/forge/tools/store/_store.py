@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
@@ -43,7 +44,12 @@ Registrable = Tool | Callable[..., Any] | Mapping[str, Any] | Any
 
 @dataclass(frozen=True, slots=True)
 class RegistryEvent:
-    """What changed in a registry; delivered to listeners after the change is visible."""
+    """What changed in a registry; delivered to listeners after the change is visible.
+
+    Every listener gets the events in version order, whichever threads made the
+    changes; a change returns once its events are delivered, except a change made
+    by a listener, whose events follow the one being delivered.
+    """
 
     type: EventType
     """``registered``, ``updated``, ``removed`` or ``cleared``."""
@@ -132,6 +138,9 @@ class ToolStore:
 
     def __init__(self, tools: Iterable[Registrable] = ()) -> None:
         self._lock = threading.RLock()
+        self._pending: deque[RegistryEvent] = deque()
+        self._delivering = threading.Lock()
+        self._deliverer: int | None = None
         self._listeners: dict[str, tuple[Listener, ...]] = dict.fromkeys(EVENTS, ())
         # Lookups are the hottest read: `registry.get` is the bound `get` of one
         # dict that lives as long as the registry (writers update it in place,
@@ -243,9 +252,9 @@ class ToolStore:
             updated[new.name] = new
             self._publish(updated, self._state.version + 1)
             self._lookup[new.name] = new
-            version = self._state.version
-        kind: EventType = "updated" if old is not None else "registered"
-        self._emit(RegistryEvent(kind, new.name, new, old, version))
+            kind: EventType = "updated" if old is not None else "registered"
+            self._queue(RegistryEvent(kind, new.name, new, old, self._state.version))
+        self._deliver()
         return new
 
     def register_many(self, items: Iterable[Registrable], *, replace: bool = False) -> list[Tool]:
@@ -273,8 +282,11 @@ class ToolStore:
             self._publish(updated, self._state.version + 1)
             self._lookup.update((t.name, t) for t in new)
             version = self._state.version
-        for t, old in zip(new, olds, strict=True):
-            self._emit(RegistryEvent("updated" if old else "registered", t.name, t, old, version))
+            for t, old in zip(new, olds, strict=True):
+                self._queue(
+                    RegistryEvent("updated" if old else "registered", t.name, t, old, version)
+                )
+        self._deliver()
         return new
 
     def update(self, name: str, item: Registrable) -> bool:
@@ -296,8 +308,8 @@ class ToolStore:
             updated[name] = new
             self._publish(updated, self._state.version + 1)
             self._lookup[name] = new
-            version = self._state.version
-        self._emit(RegistryEvent("updated", name, new, old, version))
+            self._queue(RegistryEvent("updated", name, new, old, self._state.version))
+        self._deliver()
         return True
 
     def deregister(self, name: str) -> bool:
@@ -310,8 +322,8 @@ class ToolStore:
             del updated[name]
             self._publish(updated, self._state.version + 1)
             self._lookup.pop(name, None)
-            version = self._state.version
-        self._emit(RegistryEvent("removed", name, None, old, version))
+            self._queue(RegistryEvent("removed", name, None, old, self._state.version))
+        self._deliver()
         return True
 
     def clear(self) -> None:
@@ -319,8 +331,8 @@ class ToolStore:
         with self._lock:
             self._publish({}, self._state.version + 1)
             self._lookup.clear()
-            version = self._state.version
-        self._emit(RegistryEvent("cleared", None, None, None, version))
+            self._queue(RegistryEvent("cleared", None, None, None, self._state.version))
+        self._deliver()
 
     def compile_all(self) -> None:
         """Build every tool's schema and validator now (they are otherwise built on first use).
@@ -352,6 +364,29 @@ class ToolStore:
     def _check_event(event: str) -> None:
         if event not in EVENTS:
             raise ValueError(f"unknown registry event {event!r}; use one of: {', '.join(EVENTS)}")
+
+    def _queue(self, event: RegistryEvent) -> None:
+        """Queue an event (under the writer lock, so the queue is in version order)."""
+        self._pending.append(event)
+
+    def _deliver(self) -> None:
+        """Deliver queued events in version order, one deliverer at a time.
+
+        A writer returns only once its events are delivered (by itself or by the
+        thread delivering when it wrote). A change made by a listener is queued
+        and delivered after the event being delivered, never in the middle of it.
+        """
+        me = threading.get_ident()
+        if self._deliverer == me:
+            return
+        with self._delivering:
+            self._deliverer = me
+            try:
+                pending = self._pending
+                while pending:
+                    self._emit(pending.popleft())
+            finally:
+                self._deliverer = None
 
     def _emit(self, event: RegistryEvent) -> None:
         for listener in self._listeners[event.type]:
