@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from forge.tools.config._limits import MAX_DEPTH, parse_int
+
 __all__ = ["SUFFIXES", "FileMissing", "FileProblem", "read_definitions"]
 
 SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
@@ -27,7 +29,8 @@ def read_definitions(path: Path) -> list[Any]:
 
     A file holds either a list of definitions or a mapping with a ``tools``
     list (TOML: ``[[tools]]`` tables). YAML is read with the safe loader, so
-    tags such as ``!!python/object`` are refused.
+    tags such as ``!!python/object`` are refused, and with bounds
+    (`forge.tools.config._yaml`): aliases expanding past a limit fail the file.
 
     Raises:
         FileMissing: The file does not exist.
@@ -64,9 +67,19 @@ def read_definitions(path: Path) -> list[Any]:
 
 
 def _parse(kind: str, text: str) -> Any:
+    try:
+        return _parse_as(kind, text)
+    except RecursionError:
+        raise FileProblem(
+            f"the {kind.upper()} nests too deeply for its parser; flatten it "
+            f"(at most {MAX_DEPTH} levels)"
+        ) from None
+
+
+def _parse_as(kind: str, text: str) -> Any:
     if kind == "json":
         try:
-            return json.loads(text)
+            return json.loads(text, parse_int=parse_int)
         except json.JSONDecodeError as exc:
             raise FileProblem(
                 f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -76,11 +89,15 @@ def _parse(kind: str, text: str) -> Any:
 
         try:
             return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a too-long integer
             raise FileProblem(f"invalid TOML: {exc}") from None
     import yaml
 
+    from forge.tools.config._yaml import AliasBomb, load_yaml
+
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
+    except AliasBomb as exc:
+        raise FileProblem(str(exc)) from None
     except yaml.YAMLError as exc:
         raise FileProblem(f"invalid YAML: {' '.join(str(exc).split())}") from None

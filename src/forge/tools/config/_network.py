@@ -49,9 +49,27 @@ class NetworkPolicy:
 
 
 def address_refusal(address: IPAddress) -> str | None:
-    """Return why ``address`` is not a public internet address, or ``None`` if it is."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """Return why ``address`` is not a public internet address, or ``None`` if it is.
+
+    Beyond what `ipaddress` knows (Python 3.11 calls several of these global),
+    the IETF protocol block 192.0.0.0/24 and the site-local fec0::/10 are refused,
+    an IPv4-mapped address is judged as the IPv4 address it is, and one that embeds
+    an IPv4 address (6to4, Teredo, NAT64, IPv4-compatible) is refused when that
+    address would be.
+    """
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return address_refusal(address.ipv4_mapped)
+        embedded = _embedded_ipv4(address)
+        reason = address_refusal(embedded) if embedded is not None else None
+        if reason is not None:
+            return reason
+        if address in _SITE_LOCAL:
+            return "site-local"
+        if address in _LOCAL_NAT64:
+            return "reserved"
+    elif address in _IETF_PROTOCOL:
+        return "reserved"
     if address.is_loopback:
         return "loopback"
     if address.is_link_local:
@@ -64,6 +82,24 @@ def address_refusal(address: IPAddress) -> str | None:
         return "private"
     if address.is_reserved or not address.is_global:
         return "reserved"
+    return None
+
+
+_IETF_PROTOCOL = ipaddress.ip_network("192.0.0.0/24")
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+_LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a 6to4, Teredo (its client), NAT64 or IPv4-compatible address reaches."""
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if (address in _NAT64 or address in _COMPATIBLE) and int(address) & 0xFFFFFFFF > 1:
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
     return None
 
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from forge.core.errors import ConfigError, ConfigWarning, DuplicateToolError, ToolDefinitionError
 from forge.core.logging import get_logger
 from forge.tools.config._files import FileMissing, FileProblem, read_definitions
+from forge.tools.config._limits import definition_problem
 from forge.tools.config.definition import build_tool
 from forge.tools.config.handlers import HandlerRegistry, builtin_handlers
 from forge.tools.model.tool import Tool
@@ -184,6 +185,12 @@ def _load_file(
         return []
     out = []
     for index, definition in enumerate(definitions, start=1):
+        problem = definition_problem(definition)
+        if problem is not None:
+            issues.append(
+                ConfigIssue(file=str(path), index=index, tool=_name_of(definition), message=problem)
+            )
+            continue
         try:
             tool = build_tool(
                 definition, builtins=handlers["builtins"], internal=handlers["internal"],

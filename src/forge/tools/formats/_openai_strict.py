@@ -26,6 +26,7 @@ from forge.tools.formats._schema import (
     is_free_form,
     json_string_schema,
     open_tuple,
+    resolve,
     simple_leaf,
     strict_leaf,
 )
@@ -137,6 +138,9 @@ def _ref(schema: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
         ref = "#/$defs/" + ref[len("#/definitions/") :]
     elif not (ref == "#" or (isinstance(ref, str) and ref.startswith("#/$defs/"))):
         return _node(inline_refs(schema, ctx, path), ctx, path)
+    if _only_refers_to_itself(schema["$ref"], ctx.root):
+        ctx.fail(path, "$ref", f"the reference {ref!r} leads only to references, back to "
+                 "itself, never to a schema; give one of them a type")  # fmt: skip
     siblings = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
     if not siblings:
         return {"$ref": ref}
@@ -275,3 +279,20 @@ def _measure(node: Any, counts: dict[str, int], depth: int, large_enum: int) -> 
     for key in ("items", "anyOf"):
         if key in node:
             _measure(node[key], counts, depth, large_enum)
+
+
+def _only_refers_to_itself(ref: str, root: Mapping[str, Any]) -> bool:
+    """Whether following ``ref`` through schemas that are only a ``$ref`` comes back round."""
+    seen: set[str] = set()
+    while ref not in seen:
+        seen.add(ref)
+        try:
+            target = resolve(root, ref)
+        except LookupError:
+            return False
+        if not isinstance(target, Mapping) or not isinstance(target.get("$ref"), str):
+            return False
+        if any(k != "$ref" and k not in ANNOTATIONS for k in target):
+            return False
+        ref = target["$ref"]
+    return True

@@ -237,15 +237,20 @@ def is_free_form(schema: Any, root: Mapping[str, Any]) -> bool:
     keys are not listed (``dict``, ``dict[str, int]``): strict modes close every
     object, which would only admit ``{}``.
     """
+    seen: set[str] = set()
+    while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if ref in seen:  # a cycle of references that never reaches a schema
+            return False
+        seen.add(ref)
+        try:
+            schema = resolve(root, ref)
+        except LookupError:
+            return False
     if schema is True:
         return True
     if not isinstance(schema, Mapping):
         return False
-    if isinstance(schema.get("$ref"), str):
-        try:
-            return is_free_form(resolve(root, schema["$ref"]), root)
-        except LookupError:
-            return False
     if not _typed(schema):
         return True
     return (

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from forge.core._text import shown
 from forge.core.errors import ForgeError
 
 __all__ = [
@@ -76,7 +77,7 @@ def given_id(value: Any, where: str) -> str | None:
     if isinstance(value, str):
         return value
     raise ToolCallFormatError(
-        f"{where} has an id that is {type(value).__name__} {value!r:.80}, not a string; "
+        f"{where} has an id that is {type(value).__name__} {shown(value, 80)}, not a string; "
         "tool call ids are strings"
     )
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field
 
 __all__ = ["PartialArguments", "parse_json_path"]
@@ -44,7 +45,7 @@ def parse_json_path(path: Any) -> tuple[Segment, ...]:
     """
     if not isinstance(path, str) or not path.startswith("$"):
         raise ToolCallFormatError(
-            f"partialArgs jsonPath must be JSONPath text starting with '$', got {path!r:.100}"
+            f"partialArgs jsonPath must be JSONPath text starting with '$', got {shown(path, 100)}"
         )
     segments: list[Segment] = []
     at = 1
@@ -67,7 +68,7 @@ def parse_json_path(path: Any) -> tuple[Segment, ...]:
 
 def _unsupported(path: str) -> ToolCallFormatError:
     return ToolCallFormatError(
-        f"partialArgs jsonPath {path!r:.200} is not a path to one value "
+        f"partialArgs jsonPath {shown(path, 200)} is not a path to one value "
         "(expected $ followed by .name, ['name'] or [index] steps)"
     )
 
@@ -111,12 +112,12 @@ class PartialArguments:
         segments = parse_json_path(path)
         if not segments or not isinstance(segments[0], str):
             raise ToolCallFormatError(
-                f"partialArgs jsonPath {path!r:.100} must start with a member of the "
+                f"partialArgs jsonPath {shown(path, 100)} must start with a member of the "
                 "arguments object ($.name or $['name'])"
             )
         if len(segments) > MAX_DEPTH:
             raise ToolCallFormatError(
-                f"partialArgs jsonPath {path!r:.100} is nested deeper than {MAX_DEPTH} levels"
+                f"partialArgs jsonPath {shown(path, 100)} is nested deeper than {MAX_DEPTH} levels"
             )
         found, value = _value(piece, path)
         if not found:
@@ -154,7 +155,7 @@ class PartialArguments:
             elif type(child) is not wanted:
                 kind = "an array" if wanted is list else "an object"
                 raise ToolCallFormatError(
-                    f"partialArgs jsonPath {path!r:.200} goes through "
+                    f"partialArgs jsonPath {shown(path, 200)} goes through "
                     f"{_render(segments[: depth + 1])}, which already holds "
                     f"{_kind(child)}, not {kind}"
                 )
@@ -195,7 +196,7 @@ def _null(piece: Any) -> bool:
 
 def _wrong(path: str, name: str, value: Any) -> ToolCallFormatError:
     return ToolCallFormatError(
-        f"partialArgs piece for {path!r:.200} has {name} of type {type(value).__name__}"
+        f"partialArgs piece for {shown(path, 200)} has {name} of type {type(value).__name__}"
     )
 
 
@@ -211,7 +212,7 @@ def _put(node: Any, key: Segment, value: Any, path: str) -> None:
         return
     if key > MAX_INDEX:
         raise ToolCallFormatError(
-            f"partialArgs jsonPath {path!r:.200} asks for array index {key} (over {MAX_INDEX})"
+            f"partialArgs jsonPath {shown(path, 200)} asks for array index {key} (over {MAX_INDEX})"
         )
     if key >= len(node):
         node.extend([None] * (key + 1 - len(node)))

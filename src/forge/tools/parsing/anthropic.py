@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
@@ -28,7 +29,7 @@ def parse(obj: Any) -> list[ToolCall]:
             continue
         name = field(block, "name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"tool_use block has no name: {block!r:.200}")
+            raise ToolCallFormatError(f"tool_use block has no name: {shown(block, 200)}")
         arguments = field(block, "input")
         call_id = given_id(field(block, "id"), "tool_use block") or generated_id(
             index, name, arguments

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
@@ -41,7 +42,7 @@ def parse(obj: Any) -> list[ToolCall]:
             continue
         name = field(use, "name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"toolUse block has no name: {block!r:.200}")
+            raise ToolCallFormatError(f"toolUse block has no name: {shown(block, 200)}")
         arguments = field(use, "input")
         call_id = given_id(field(use, "toolUseId"), "toolUse block") or generated_id(
             index, name, arguments

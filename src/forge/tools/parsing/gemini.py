@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.parsing._partial_args import PartialArguments
 from forge.tools.values._repair import quote
@@ -108,7 +109,7 @@ class GeminiCalls:
     def _whole(self, part: Any, call: Any) -> ToolCall:
         name = field(call, "name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"functionCall has no name: {part!r:.200}")
+            raise ToolCallFormatError(f"functionCall has no name: {shown(part, 200)}")
         arguments = field(call, "args")
         call_id = given_id(field(call, "id"), "functionCall") or generated_id(
             self.count, name, arguments

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id
 from forge.tools.values.calls import ToolCall
 
@@ -26,10 +27,10 @@ def parse(obj: Any) -> list[ToolCall]:
             continue
         params = field(request, "params") if method is not None else request
         if params is None:
-            raise ToolCallFormatError(f"tools/call request has no params: {request!r:.200}")
+            raise ToolCallFormatError(f"tools/call request has no params: {shown(request, 200)}")
         name = field(params, "name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"tools/call request has no tool name: {request!r:.200}")
+            raise ToolCallFormatError(f"tools/call request has no tool name: {shown(request, 200)}")
         arguments = field(params, "arguments")
         rpc_id = field(request, "id") if method is not None else None
         if rpc_id is not None and (not isinstance(rpc_id, str | int) or isinstance(rpc_id, bool)):

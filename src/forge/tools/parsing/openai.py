@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
@@ -57,10 +58,10 @@ def parse_tool_call_list(raw: list[Any] | tuple[Any, ...], start: int = 0) -> li
             continue
         function = field(item, "function")
         if function is None:
-            raise ToolCallFormatError(f"tool call {index} has no 'function': {item!r:.200}")
+            raise ToolCallFormatError(f"tool call {index} has no 'function': {shown(item, 200)}")
         name = field(function, "name")
         if not isinstance(name, str) or not name:
-            raise ToolCallFormatError(f"tool call {index} has no function name: {item!r:.200}")
+            raise ToolCallFormatError(f"tool call {index} has no function name: {shown(item, 200)}")
         arguments = field(function, "arguments")
         call_id = given_id(field(item, "id"), f"tool call {index}")
         if call_id is None or call_id == "null":  # mistralai's ToolCall.id defaults to "null"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
@@ -34,7 +35,7 @@ def parse_item(item: Any, index: int = 0) -> ToolCall:
     """Parse one ``{"type": "function_call", "call_id", "name", "arguments"}`` item."""
     name = field(item, "name")
     if not isinstance(name, str) or not name:
-        raise ToolCallFormatError(f"function_call item has no name: {item!r:.200}")
+        raise ToolCallFormatError(f"function_call item has no name: {shown(item, 200)}")
     arguments = field(item, "arguments")
     call_id = (
         given_id(field(item, "call_id"), "function_call item")

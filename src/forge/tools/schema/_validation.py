@@ -275,11 +275,19 @@ def check_json_schema(
             f"(got {checked.get('type')!r}); wrap single values in an object's properties",
         )
     try:
-        jsonschema_rs.meta.validate(checked)
+        # an empty registry: an unknown $schema is refused instead of fetched
+        jsonschema_rs.meta.validate(checked, registry=jsonschema_rs.Registry([]))
     except jsonschema_rs.ValidationError as exc:
         where = "/".join(str(p) for p in exc.instance_path) or "(root)"
         raise ToolDefinitionError(
             tool_name, f"the parameters schema is not valid JSON Schema at {where}: {exc.message}"
+        ) from None
+    except jsonschema_rs.ReferencingError as exc:
+        raise ToolDefinitionError(
+            tool_name,
+            "the parameters schema has a $schema that is not a known draft, or an invalid "
+            f"$id or $ref ({_first_line(exc)}); schemas are never fetched: leave $schema out "
+            "(draft 2020-12) or name a standard draft",
         ) from None
     except (ValueError, TypeError) as exc:
         raise ToolDefinitionError(tool_name, f"the parameters schema is not JSON: {exc}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, generated_id
 from forge.tools.values.calls import ToolCall
 
@@ -98,5 +99,6 @@ def block_index(value: Any, where: str) -> int | None:
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     raise ToolCallFormatError(
-        f"{where} has a block index that is {type(value).__name__} {value!r:.80}, not an integer"
+        f"{where} has a block index that is {type(value).__name__} {shown(value, 80)}, "
+        "not an integer"
     )

@@ -63,6 +63,11 @@ class ToolParameter:
     @classmethod
     def from_mapping(cls, value: Mapping[str, Any]) -> ToolParameter:
         """Build a parameter from a seed-002 style mapping (``{name, type, required, ...}``)."""
+        if not isinstance(value, Mapping):
+            raise TypeError(
+                "each parameter must be a mapping such as {name: city, type: string}, "
+                f"got {type(value).__name__} {value!r:.60}"
+            )
         unknown = set(value) - _PARAM_KEYS
         if unknown:
             raise ValueError(

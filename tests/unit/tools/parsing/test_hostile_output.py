@@ -200,3 +200,33 @@ def test_a_streamed_block_index_that_is_not_an_integer_is_a_format_error(odd: An
     for provider, event in events:
         with pytest.raises(ToolCallFormatError, match="not an integer"):
             ToolCallAccumulator(provider).add(event)
+
+
+def unshowable_payloads() -> list[tuple[str, Any]]:
+    """A nameless call whose error message would quote a value ``repr`` cannot write."""
+    deep: dict[str, Any] = {}
+    for _ in range(5_000):
+        deep = {"a": deep}
+    payloads = []
+    for odd in (10**5_000, deep):
+        payloads += [
+            ("gemini", [{"functionCall": {"args": odd}}]),
+            ("anthropic", [{"type": "tool_use", "input": odd}]),
+            ("bedrock", [{"toolUse": {"input": odd}}]),
+            ("openai", {"tool_calls": [{"type": "function", "function": {"arguments": odd}}]}),
+            ("openai-responses", [{"type": "function_call", "arguments": odd}]),
+            ("mcp", {"method": "tools/call", "params": {"arguments": odd}}),
+        ]
+    return payloads
+
+
+@pytest.mark.parametrize(("provider", "payload"), unshowable_payloads())
+def test_an_error_quoting_an_unshowable_value_is_still_a_format_error(
+    provider: str, payload: Any
+) -> None:
+    """A 5,000-digit integer or 5,000-deep value in a broken call gives the format error."""
+    with pytest.raises(ToolCallFormatError, match="no"):
+        parse_tool_calls(payload, provider)
+    if provider == "gemini":  # the stream's chunks go through the same part parser
+        with pytest.raises(ToolCallFormatError):
+            ToolCallAccumulator(provider).add({"candidates": [{"content": {"parts": payload}}]})

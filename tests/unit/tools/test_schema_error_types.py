@@ -1,0 +1,90 @@
+"""Schema mistakes raise the documented errors, naming the tool (issue 18)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from forge.core.errors import SchemaConversionError, ToolDefinitionError
+from forge.tools import ToolRegistry, from_record
+
+
+def handler(**_: Any) -> int:
+    return 1
+
+
+def record(parameters: Any) -> dict[str, Any]:
+    return {"name": "probe", "description": "d", "parameters": parameters, "handler": handler}
+
+
+def test_a_parameter_list_of_lists_is_a_definition_error() -> None:
+    """``parameters: [[1]]`` names the tool and the bad entry instead of an AttributeError."""
+    with pytest.raises(ToolDefinitionError, match="each parameter must be a mapping") as caught:
+        from_record(record([[1]]))
+    assert caught.value.tool_name == "probe"
+
+
+@pytest.mark.parametrize("uri", ["{{", "not a uri at all", "urn:example:unknown-meta"])
+def test_a_bad_schema_uri_is_a_definition_error(uri: str) -> None:
+    """A ``$schema`` that is not a URI or not a known draft is a ToolDefinitionError."""
+    with pytest.raises(ToolDefinitionError, match=r"\$schema") as caught:
+        from_record(record({"$schema": uri, "type": "object"}))
+    assert caught.value.tool_name == "probe"
+
+
+class _Counting(BaseHTTPRequestHandler):
+    hits: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"type": "object"}')
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet."""
+
+
+@pytest.fixture
+def meta_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/meta"
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_unknown_meta_schema_is_never_fetched(meta_server: str) -> None:
+    """A ``$schema`` URL is refused without a request: definitions never cause network access."""
+    with pytest.raises(ToolDefinitionError, match="never fetched"):
+        from_record(record({"$schema": meta_server, "type": "object"}))
+    assert _Counting.hits == []
+
+
+SELF_REFS = {
+    "property": {"type": "object", "properties": {"a": {"$ref": "#/properties/a"}}},
+    "defs": {
+        "type": "object",
+        "$defs": {"n": {"$ref": "#/$defs/m"}, "m": {"$ref": "#/$defs/n"}},
+        "properties": {"a": {"$ref": "#/$defs/n"}},
+    },
+}
+
+
+@pytest.mark.parametrize("provider", ["openai", "openai-responses", "mistral"])
+@pytest.mark.parametrize("schema", list(SELF_REFS.values()), ids=list(SELF_REFS))
+def test_strict_export_of_a_reference_cycle(provider: str, schema: dict[str, Any]) -> None:
+    """A ``$ref`` that only refers to itself is a SchemaConversionError, or a fallback report."""
+    registry = ToolRegistry([from_record(record(schema))])
+    with pytest.raises(SchemaConversionError) as caught:
+        registry.to_provider(provider, strict=True, errors="raise")
+    assert caught.value.tool_name == "probe"
+    assert caught.value.keyword == "$ref"
+    [definition] = registry.to_provider(provider, strict=True)
+    assert "probe" in str(definition)
