@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
+    from forge.tools.turns import Turn, TurnBuilder, TurnStream, read_turn
     from forge.tools.values.channel import (
         Elicitation,
         ElicitRequest,
@@ -90,6 +91,10 @@ _LAZY = {
     "load_plugins": "forge.tools.plugins",
     "load_tools": "forge.tools.config",
     "parse_tool_calls": "forge.tools.parsing",
+    "Turn": "forge.tools.turns",
+    "TurnBuilder": "forge.tools.turns",
+    "TurnStream": "forge.tools.turns",
+    "read_turn": "forge.tools.turns",
 }
 
 
@@ -158,6 +163,9 @@ __all__ = [
     "ToolResult",
     "ToolValidationError",
     "ToolView",
+    "Turn",
+    "TurnBuilder",
+    "TurnStream",
     "create_tool",
     "default_registry",
     "format_results",
@@ -165,5 +173,6 @@ __all__ = [
     "load_plugins",
     "load_tools",
     "parse_tool_calls",
+    "read_turn",
     "tool",
 ]
