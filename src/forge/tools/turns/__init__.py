@@ -1,4 +1,4 @@
-"""One turn of a tool loop: the model's turn rebuilt for the next request (TC-5).
+"""One turn of a tool loop: the model's turn rebuilt for the next request.
 
 `read_turn` reads a response (the SDK's object, a dict or JSON text) into an
 `AssistantTurn`: the model's turn exactly as the provider takes it back, its calls and its
