@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from forge.tools.turns._values import AssistantTurn, Delta, Turn
@@ -36,6 +36,11 @@ class TurnStream:
     __slots__ = ("_builder", "_run_all", "_run_one", "_stream", "_turn")
 
     def __init__(self, stream: Any, builder: _Reader, *, run_all: RunAll, run_one: RunOne) -> None:
+        if isinstance(stream, Mapping | str | bytes) or hasattr(stream, "model_dump"):
+            raise TypeError(
+                f"stream_turn takes the stream the SDK returned with stream=True, not "
+                f"{type(stream).__name__}; for a whole response, use run_turn(response)"
+            )
         self._stream = stream
         self._builder = builder
         self._run_all = run_all
