@@ -19,6 +19,8 @@ def plain(obj: Any, where: str) -> dict[str, Any]:
         ToolCallFormatError: ``obj`` is neither.
     """
     value = to_plain(obj)
+    if value is not obj and isinstance(value, dict):
+        return value  # a fresh dump of an SDK object: nobody else holds it
     if isinstance(value, Mapping):
         return copy.deepcopy(dict(value))
     raise ToolCallFormatError(
