@@ -14,6 +14,7 @@ from forge.tools import ToolExecutor, ToolRegistry
 from tests.integration.turns.stub import StubAPI, running, sse
 from tests.integration.turns.test_readme_loops import (
     ANSWER,
+    BAD_UNIT,
     CHAT_CALLS,
     FIRST_BLOCKS,
     FUNCTION_CALLS,
@@ -185,3 +186,109 @@ def test_anthropic_whole_final_message_from_a_stream(api: StubAPI) -> None:
     client.close()
     assert whole.messages == streamed.messages
     check_anthropic({"messages": [request["messages"][0], *whole.messages]})
+
+
+# -- Mistral and Ollama: the same loop, whole and streamed ------------------------------------
+
+MISTRAL_CALLS = [
+    {"id": "D681PevKs", "type": "function", "index": 0,
+     "function": {"name": "get_weather", "arguments": '{"location": "Paris"}'}},
+    {"id": "aB3dE5fG7", "type": "function", "index": 1,
+     "function": {"name": "get_weather", "arguments": json.dumps(BAD_UNIT)}},
+]  # fmt: skip
+
+
+def mistral_completion(message: dict[str, Any]) -> tuple[str, bytes]:
+    body = {
+        "id": "cmpl-1", "object": "chat.completion", "model": "mistral-large-latest",
+        "created": 1, "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+        "choices": [{"index": 0, "message": {"role": "assistant", **message},
+                     "finish_reason": "tool_calls" if "tool_calls" in message else "stop"}],
+    }  # fmt: skip
+    return "application/json", json.dumps(body).encode()
+
+
+def mistral_stream(message: dict[str, Any]) -> tuple[str, bytes]:
+    finish = "tool_calls" if "tool_calls" in message else "stop"
+    base = {"id": "cmpl-2", "object": "chat.completion.chunk", "model": "mistral-large-latest",
+            "created": 1}  # fmt: skip
+    deltas = [{"role": "assistant", "content": message.get("content", "")}]
+    deltas += [{"tool_calls": [call]} for call in message.get("tool_calls", [])]
+    chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
+              for d in deltas]  # fmt: skip
+    chunks[-1]["choices"][0]["finish_reason"] = finish
+    return sse(chunks, named=False, done=True)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_mistral_loop(api: StubAPI, streamed: bool) -> None:
+    """Mistral: the assistant message echoed, a tool message with id and name per call."""
+    from mistralai.client import Mistral
+    from mistralai.client.models import AssistantMessage, ToolMessage
+
+    reply = mistral_stream if streamed else mistral_completion
+    api.queue(reply({"content": "Checking.", "tool_calls": MISTRAL_CALLS}),
+              reply({"content": ANSWER}))  # fmt: skip
+    client = Mistral(api_key="test", server_url=api.url, timeout_ms=10_000)
+    readme = _readme_registry()
+    request = {"model": "mistral-large-latest", "tools": readme.to_provider("mistral")}
+    messages: list[Any] = [{"role": "user", "content": QUESTION}]
+    while True:
+        if streamed:
+            turn = readme.run_turn(client.chat.stream(**request, messages=messages))
+        else:
+            turn = readme.run_turn(client.chat.complete(**request, messages=messages))
+        messages += turn.messages
+        if turn.done:
+            break
+    assert (turn.provider, turn.text) == ("mistral", ANSWER)
+    _, assistant, paris, rome = api.bodies()[1]["messages"]
+    assert [c["id"] for c in assistant["tool_calls"]] == ["D681PevKs", "aB3dE5fG7"]
+    AssistantMessage.model_validate(assistant)
+    for answer in (paris, rome):
+        ToolMessage.model_validate(answer)
+    assert (paris["tool_call_id"], paris["name"]) == ("D681PevKs", "get_weather")
+    assert json.loads(paris["content"]) == WEATHER
+    assert rome["content"].startswith("Error: Invalid arguments")
+
+
+def ollama_chunk(message: dict[str, Any], done: bool) -> dict[str, Any]:
+    return {"model": "qwen3", "created_at": "2026-01-01T00:00:00Z", "done": done,
+            "message": {"role": "assistant", **message}}  # fmt: skip
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_ollama_loop(api: StubAPI, streamed: bool) -> None:
+    """Ollama: thinking and calls echoed, a tool message per call, whole or streamed."""
+    import ollama
+
+    calls = [{"function": {"name": "get_weather", "arguments": {"location": "Paris"}}},
+             {"function": {"name": "get_weather", "arguments": BAD_UNIT}}]  # fmt: skip
+    first = [ollama_chunk({"content": "", "thinking": "Two calls."}, False),
+             ollama_chunk({"content": "", "tool_calls": calls}, True)]  # fmt: skip
+    second = [ollama_chunk({"content": "Paris: 21 °C. "}, False),
+              ollama_chunk({"content": "Rome: I could not say."}, True)]  # fmt: skip
+    if streamed:
+        api.queue(*[("application/x-ndjson", "".join(json.dumps(c) + "\n" for c in chunks).encode())
+                    for chunks in (first, second)])  # fmt: skip
+    else:
+        whole = [ollama_chunk({"content": "", "thinking": "Two calls.", "tool_calls": calls}, True),
+                 ollama_chunk({"content": ANSWER}, True)]  # fmt: skip
+        api.queue(*[("application/json", json.dumps(c).encode()) for c in whole])
+    client = ollama.Client(host=api.url, timeout=10)
+    readme = _readme_registry()
+    request = {"model": "qwen3", "tools": readme.to_provider("ollama"), "stream": streamed}
+    messages: list[Any] = [{"role": "user", "content": QUESTION}]
+    while True:
+        turn = readme.run_turn(client.chat(**request, messages=messages))
+        messages += turn.messages
+        if turn.done:
+            break
+    assert (turn.provider, turn.text) == ("ollama", ANSWER)
+    _, assistant, paris, rome = api.bodies()[1]["messages"]
+    # (the client leaves the empty content out of what it sends)
+    assert assistant == {"role": "assistant", "thinking": "Two calls.", "tool_calls": calls}
+    for message in (assistant, paris, rome):
+        ollama.Message.model_validate(message)
+    assert (paris["role"], json.loads(paris["content"])) == ("tool", WEATHER)
+    assert rome["content"].startswith("Error: Invalid arguments")

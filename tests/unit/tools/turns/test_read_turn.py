@@ -193,3 +193,29 @@ def test_bad_input_says_what_is_wrong(
     """Input that is no provider's response raises an error naming the problem."""
     with pytest.raises(error, match=match):
         read_turn(response, provider)
+
+
+def check_converse(messages: list[Any]) -> None:
+    """``messages`` make a valid Converse request, by botocore's own validator."""
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    service = botocore.session.get_session().get_service_model("bedrock-runtime")
+    spec = {"name": "f", "inputSchema": {"json": {}}}
+    request = {"modelId": "anthropic.claude-sonnet-4",
+               "messages": [{"role": "user", "content": [{"text": "go"}]}, *messages],
+               "toolConfig": {"tools": [{"toolSpec": spec}]}}  # fmt: skip
+    report = ParamValidator().validate(request, service.operation_model("Converse").input_shape)
+    assert not report.has_errors(), report.generate_report()
+
+
+def test_bedrock_turn_is_a_valid_converse_request() -> None:
+    """The echoed message and the tool results pass botocore's validation."""
+    message = {"role": "assistant", "content": [
+        {"reasoningContent": {"reasoningText": {"text": "Hm.", "signature": "s1"}}},
+        {"toolUse": {"toolUseId": "tooluse_1", "name": "f", "input": {"a": 1}}},
+    ]}  # fmt: skip
+    turn = read_turn({"output": {"message": message}}).answer(
+        [ToolResult.ok(3).for_call("tooluse_1", "f")]
+    )
+    check_converse(turn.messages)

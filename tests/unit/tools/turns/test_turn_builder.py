@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge.tools import ToolCallFormatError, TurnBuilder, read_turn
+from forge.tools import ToolCallFormatError, ToolResult, TurnBuilder, read_turn
+from tests.unit.tools.turns.test_read_turn import check_converse
 
 TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
 ARGUMENTS = st.dictionaries(st.text("abcxyz", min_size=1, max_size=4),
@@ -258,6 +259,7 @@ def test_bedrock_stream_gives_the_message() -> None:
         {"reasoningContent": {"redactedContent": b"x"}},
     ]},)  # fmt: skip
     assert (turn.provider, streamed, turn.calls[0].arguments) == ("bedrock", "Go", {"a": 1})
+    check_converse(list(turn.answer([ToolResult.ok(1).for_call("t1", "f")]).messages))
 
 
 def test_ollama_chunks_give_the_message() -> None:
