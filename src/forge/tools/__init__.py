@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
-    from forge.tools.turns import Turn, TurnBuilder, TurnStream, read_turn
+    from forge.tools.turns import AssistantTurn, Turn, TurnBuilder, TurnStream, read_turn
     from forge.tools.values.channel import (
         Elicitation,
         ElicitRequest,
@@ -91,6 +91,7 @@ _LAZY = {
     "load_plugins": "forge.tools.plugins",
     "load_tools": "forge.tools.config",
     "parse_tool_calls": "forge.tools.parsing",
+    "AssistantTurn": "forge.tools.turns",
     "Turn": "forge.tools.turns",
     "TurnBuilder": "forge.tools.turns",
     "TurnStream": "forge.tools.turns",
@@ -114,6 +115,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AssistantTurn",
     "Audio",
     "BaseTool",
     "Content",

@@ -223,6 +223,11 @@ def read_finished(response: Any, provider: str | None = None) -> AssistantTurn:
     """`read_turn`, also taking a stream to read to its end or a `TurnBuilder` to finish."""
     if isinstance(response, TurnBuilder):
         return response.finish()
+    if isinstance(response, ToolCallAccumulator):
+        raise TypeError(
+            "a ToolCallAccumulator keeps only the calls, not the text and blocks the model's "
+            "turn must send back: feed the stream to a TurnBuilder (the same add()) instead"
+        )
     if _is_stream(response):
         builder = TurnBuilder(provider)
         for event in response:

@@ -257,3 +257,11 @@ def test_a_sync_stream_in_async_code() -> None:
 
     texts, turn = asyncio.run(main())
     assert (texts, turn.results[0].output) == (["p", "q"], 7)
+
+
+def test_an_accumulator_is_refused_with_the_way_out() -> None:
+    """A ToolCallAccumulator cannot rebuild the turn: the error names TurnBuilder."""
+    from forge.tools import ToolCallAccumulator
+
+    with pytest.raises(TypeError, match="TurnBuilder"):
+        registry().run_turn(ToolCallAccumulator("openai"))
