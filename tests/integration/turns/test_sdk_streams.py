@@ -292,3 +292,32 @@ def test_ollama_loop(api: StubAPI, streamed: bool) -> None:
         ollama.Message.model_validate(message)
     assert (paris["role"], json.loads(paris["content"])) == ("tool", WEATHER)
     assert rome["content"].startswith("Error: Invalid arguments")
+
+
+def test_responses_with_previous_response_id_takes_the_replies(api: StubAPI) -> None:
+    """With previous_response_id, `turn.replies` alone is the next input: the outputs."""
+    from openai import OpenAI
+    from openai.types.responses import Response
+
+    def response(response_id: str, output: list[dict[str, Any]]) -> Any:
+        return Response.model_validate({
+            "id": response_id, "object": "response", "created_at": 1, "model": "gpt-5.5",
+            "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "status": "completed"})  # fmt: skip
+
+    message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": ANSWER, "annotations": []}]}  # fmt: skip
+    api.queue(response("resp_1", [REASONING, *FUNCTION_CALLS]), response("resp_2", [message]))
+    client = OpenAI(base_url=f"{api.url}/v1", api_key="sk-test", max_retries=0)
+    readme = _readme_registry()
+    request = {"model": "gpt-5.5", "tools": readme.to_provider("openai-responses")}
+    first = client.responses.create(**request, input=QUESTION)
+    turn = readme.run_turn(first)
+    last = client.responses.create(**request, input=list(turn.replies),
+                                   previous_response_id=first.id)  # fmt: skip
+    client.close()
+    assert readme.run_turn(last).text == ANSWER
+    body = api.bodies()[1]
+    assert body["previous_response_id"] == "resp_1"
+    assert [(i["type"], i["call_id"]) for i in body["input"]] == [
+        ("function_call_output", "call_1"), ("function_call_output", "call_2")]  # fmt: skip
