@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
+    from forge.tools.turns import AssistantTurn, Turn, TurnBuilder, TurnStream, read_turn
     from forge.tools.values.channel import (
         Elicitation,
         ElicitRequest,
@@ -92,6 +93,11 @@ _LAZY = {
     "load_plugins": "forge.tools.plugins",
     "load_tools": "forge.tools.config",
     "parse_tool_calls": "forge.tools.parsing",
+    "AssistantTurn": "forge.tools.turns",
+    "Turn": "forge.tools.turns",
+    "TurnBuilder": "forge.tools.turns",
+    "TurnStream": "forge.tools.turns",
+    "read_turn": "forge.tools.turns",
 }
 
 
@@ -111,6 +117,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AssistantTurn",
     "Audio",
     "BaseTool",
     "Content",
@@ -161,6 +168,9 @@ __all__ = [
     "ToolResult",
     "ToolValidationError",
     "ToolView",
+    "Turn",
+    "TurnBuilder",
+    "TurnStream",
     "create_tool",
     "default_registry",
     "format_results",
@@ -168,5 +178,6 @@ __all__ = [
     "load_plugins",
     "load_tools",
     "parse_tool_calls",
+    "read_turn",
     "tool",
 ]

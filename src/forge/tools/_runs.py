@@ -19,6 +19,7 @@ from forge.tools.values.results import ToolResult, _ok_for
 if TYPE_CHECKING:
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.model.tool import Tool
+    from forge.tools.turns import Turn, TurnStream
     from forge.tools.values.calls import ToolCall
     from forge.tools.values.context import ExecutionContext
 
@@ -134,6 +135,44 @@ class RunMethods:
         """`execute_all` for async code: calls run concurrently, results in call order."""
         _deprecated_strict(strict)
         return await self._engine().execute_all(calls, context)
+
+    def run_turn(
+        self, response: Any, *, provider: str | None = None,
+        context: ExecutionContext | None = None,
+    ) -> Turn:  # fmt: skip
+        """Run the calls of one model response, in order; return the `Turn` to append.
+
+        ``response`` is what the SDK returned (or a dict, JSON text, a stream to read to
+        its end, or a finished `TurnBuilder`); ``provider`` is detected when ``None``.
+        ``turn.messages`` extends the conversation; ``turn.done`` says the model called no
+        tool, and ``turn.text`` is then its answer. Failed calls are results, as in
+        `execute_all`. With a `ToolExecutor`, ``run_turn`` adds permissions, hooks,
+        timeouts and metrics.
+
+        Raises:
+            ToolCallFormatError: The response is not in a provider's shape.
+        """
+        from forge.tools.turns import read_finished
+
+        assistant = read_finished(response, provider)
+        return assistant.answer(self.execute_all(assistant.calls, context=context))
+
+    async def arun_turn(
+        self, response: Any, *, provider: str | None = None,
+        context: ExecutionContext | None = None,
+    ) -> Turn:  # fmt: skip
+        """`run_turn` for async code (also takes an async stream); calls run concurrently."""
+        return await self._engine().run_turn(response, context, provider=provider)
+
+    def stream_turn(
+        self, stream: Any, *, provider: str | None = None,
+        context: ExecutionContext | None = None,
+    ) -> TurnStream:  # fmt: skip
+        """Read a streamed response: iterate for its text, then read ``.turn``.
+
+        See `ToolExecutor.stream_turn`.
+        """
+        return self._engine().stream_turn(stream, context, provider=provider)
 
     def _engine(self) -> ToolExecutor:
         """The engine of the run methods: no context of its own, no hooks, no policy."""

@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.store._store import ToolSource
+    from forge.tools.turns import Turn, TurnStream
 
 __all__ = ["ToolExecutor"]
 
@@ -376,6 +377,73 @@ class ToolExecutor(Engine):
         if limit is None or limit >= len(items):
             return await batch.run(items)
         return await batch.run_limited(items, limit)
+
+    # -- turns of a tool loop (`forge.tools.turns`) -----------------------------------
+
+    async def run_turn(
+        self,
+        response: Any,
+        context: ExecutionContext | None = None,
+        *,
+        provider: str | None = None,
+        timeout: float | None = None,
+    ) -> Turn:
+        """Run the calls of one model response; return the `Turn` to append.
+
+        Args:
+            response: The response as the SDK returns it (or a dict, JSON text, a stream
+                to read to its end, sync or async, or a finished `TurnBuilder`).
+            context: The calls' context (default: the executor's).
+            provider: Detected from the response when ``None``.
+            timeout: Seconds each call may take.
+
+        The calls run concurrently through this executor (permissions, hooks, timeouts,
+        metrics); what a model gets wrong comes back as failed results, never raised.
+
+        Raises:
+            ToolCallFormatError: The response is not in a provider's shape.
+        """
+        from forge.tools.turns import aread_finished
+
+        assistant = await aread_finished(response, provider)
+        return assistant.answer(await self.execute_all(assistant.calls, context, timeout=timeout))
+
+    def run_turn_sync(
+        self,
+        response: Any,
+        context: ExecutionContext | None = None,
+        *,
+        provider: str | None = None,
+        timeout: float | None = None,
+    ) -> Turn:
+        """`run_turn` for sync code (a stream given is a sync one)."""
+        from forge.tools.turns import read_finished
+
+        assistant = read_finished(response, provider)
+        results = self.execute_all_sync(assistant.calls, context, timeout=timeout)
+        return assistant.answer(results)
+
+    def stream_turn(
+        self,
+        stream: Any,
+        context: ExecutionContext | None = None,
+        *,
+        provider: str | None = None,
+        timeout: float | None = None,
+    ) -> TurnStream:
+        """Read a streamed response: iterate for its text, then read ``.turn``.
+
+        ``stream`` is what the SDK returned with ``stream=True`` (sync or async, SDK
+        events or dicts). Read with ``async for``, each call starts as soon as the stream
+        completes it; with ``for``, the calls run when the stream ends.
+        """
+        from forge.tools.turns import TurnBuilder, TurnStream
+
+        return TurnStream(
+            stream, TurnBuilder(provider),
+            run_all=lambda calls: self.execute_all_sync(calls, context, timeout=timeout),
+            run_one=lambda call: self.execute_call(call, context, timeout=timeout),
+        )  # fmt: skip
 
     # -- lifecycle --------------------------------------------------------------------
 

@@ -1,0 +1,65 @@
+"""Helpers the per-provider readers share: plain copies, text, argument objects."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from forge.tools.parsing._common import ToolCallFormatError, field, to_plain
+
+__all__ = ["field", "json_object", "plain", "plain_list", "unwrap"]
+
+
+def plain(obj: Any, where: str) -> dict[str, Any]:
+    """A JSON-like dict copy of an SDK object or mapping (wire names, no ``None`` fields).
+
+    Raises:
+        ToolCallFormatError: ``obj`` is neither.
+    """
+    value = to_plain(obj)
+    if value is not obj and isinstance(value, dict):
+        return value  # a fresh dump of an SDK object: nobody else holds it
+    if isinstance(value, Mapping):
+        return copy.deepcopy(dict(value))
+    raise ToolCallFormatError(
+        f"{where} is {type(obj).__name__} {obj!r:.80}, not an object; pass the response "
+        "as the provider's SDK returns it, or its JSON"
+    )
+
+
+def plain_list(value: Any, where: str) -> list[dict[str, Any]]:
+    """`plain` of each element of a list (``None`` gives ``[]``)."""
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise ToolCallFormatError(f"{where} is {type(value).__name__}, not a list")
+    return [plain(element, f"an element of {where}") for element in value]
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds, or ``None`` when it holds none."""
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def unwrap(event: Any) -> Any:
+    """The chunk inside a wrapping event: JSON text decoded, an OpenAI helper's ``chunk``.
+
+    Raises:
+        ToolCallFormatError: The text is not JSON.
+    """
+    if isinstance(event, str | bytes | bytearray):
+        try:
+            return json.loads(event)
+        except (ValueError, RecursionError) as exc:
+            raise ToolCallFormatError(f"the stream event text is not JSON: {exc}") from exc
+    if field(event, "type") == "chunk":  # ChatCompletionStreamManager's ChunkEvent
+        inner = field(event, "chunk")
+        if inner is not None:
+            return inner
+    return event

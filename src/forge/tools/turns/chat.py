@@ -1,0 +1,150 @@
+"""Chat-shaped assistant turns: OpenAI Chat Completions, Mistral and Ollama.
+
+The assistant message goes back with its text (``content``), its refusal, and each call as
+the model sent it (the arguments text untouched); Ollama's also keeps ``thinking``.
+Streamed chunks are joined the way the SDKs join them: text appended, call fragments by
+``index`` (a fragment with a new id at a used index is a new call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from forge.tools.turns._plain import field, plain, plain_list
+
+__all__ = ["ChatBuilder", "assistant_message", "chat_message", "content_text"]
+
+
+def chat_message(response: Any) -> Any:
+    """The assistant message of a completion (or the message itself)."""
+    data = field(response, "data")
+    if data is not None and field(response, "choices") is None:
+        response = data  # a mistralai event wrapper
+    choices = field(response, "choices")
+    if isinstance(choices, list | tuple) and choices:
+        return field(choices[0], "message")
+    message = field(response, "message")
+    return message if message is not None and not isinstance(message, str) else response
+
+
+def assistant_message(data: Mapping[str, Any], provider: str) -> dict[str, Any]:
+    """The request form of an assistant message, in ``provider``'s shape."""
+    content = data.get("content")
+    if provider == "ollama":
+        out: dict[str, Any] = {"role": "assistant", "content": content or ""}
+        if data.get("thinking"):
+            out["thinking"] = data["thinking"]
+        calls = [{"function": {"name": (c.get("function") or {}).get("name"),
+                               "arguments": (c.get("function") or {}).get("arguments") or {}}}
+                 for c in data.get("tool_calls") or ()]  # fmt: skip
+        if calls:
+            out["tool_calls"] = calls
+        return out
+    out = {"role": "assistant", "content": content}
+    if data.get("refusal"):
+        out["refusal"] = data["refusal"]
+    calls = [_call(c) for c in data.get("tool_calls") or ()]
+    if calls:
+        out["tool_calls"] = calls
+    if data.get("function_call"):
+        out["function_call"] = data["function_call"]
+    audio = data.get("audio")
+    if isinstance(audio, Mapping) and audio.get("id"):
+        out["audio"] = {"id": audio["id"]}
+    return out
+
+
+def _call(call: Mapping[str, Any]) -> dict[str, Any]:
+    kind = call.get("type") or "function"
+    if kind == "custom":
+        custom = call.get("custom") or {}
+        named = {"name": custom.get("name"), "input": custom.get("input", "")}
+        return {"id": call.get("id"), "type": "custom", "custom": named}
+    function = call.get("function") or {}
+    arguments = function.get("arguments")
+    return {"id": call.get("id"), "type": "function",
+            "function": {"name": function.get("name"),
+                         "arguments": "" if arguments is None else arguments}}  # fmt: skip
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text") or "" for part in content
+            if isinstance(part, Mapping) and part.get("type") == "text"
+        )  # fmt: skip
+    return ""
+
+
+class ChatBuilder:
+    """Joins chat-completion chunks (OpenAI, Mistral) or Ollama chunks into one message."""
+
+    def __init__(self, provider: str) -> None:
+        self._provider = provider
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._refusal: list[str] = []
+        self._calls: list[dict[str, Any]] = []
+        self._by_index: dict[Any, dict[str, Any]] = {}
+
+    def add(self, chunk: Any) -> str:
+        """Take one chunk; return the text it adds."""
+        data = field(chunk, "data")
+        if data is not None and field(chunk, "choices") is None:
+            chunk = data
+        delta: Any = field(chunk, "message")  # Ollama
+        choices = field(chunk, "choices")
+        if isinstance(choices, list | tuple):
+            first = [c for c in choices if field(c, "index") in (0, None)]
+            delta = field(first[0], "delta") if first else None
+        if delta is None:
+            return ""
+        part = plain(delta, "a chunk's delta")
+        for fragment in plain_list(part.get("tool_calls"), "the delta's tool_calls"):
+            self._take(fragment)
+        if part.get("thinking"):
+            self._thinking.append(part["thinking"])
+        if part.get("refusal"):
+            self._refusal.append(part["refusal"])
+        text = part.get("content")
+        if isinstance(text, str) and text:
+            self._text.append(text)
+            return text
+        return ""
+
+    def _take(self, fragment: dict[str, Any]) -> None:
+        index, call_id = fragment.get("index"), fragment.get("id")
+        slot = self._by_index.get(index) if index is not None else None
+        if slot is None or (call_id and slot.get("id") and slot["id"] != call_id) \
+                or self._provider == "ollama":  # fmt: skip
+            slot = {"id": call_id, "type": "function", "function": {"name": "", "arguments": ""}}
+            self._calls.append(slot)
+            self._by_index[index] = slot
+        if call_id and not slot.get("id"):
+            slot["id"] = call_id
+        function = fragment.get("function") or {}
+        name = function.get("name")
+        if isinstance(name, str) and name != slot["function"]["name"]:
+            slot["function"]["name"] += name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            if isinstance(slot["function"]["arguments"], str):
+                slot["function"]["arguments"] += arguments
+        elif arguments is not None:
+            slot["function"]["arguments"] = arguments
+
+    def message(self) -> dict[str, Any]:
+        """The joined message, as the provider's response would hold it."""
+        text = "".join(self._text)
+        data: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if self._thinking:
+            data["thinking"] = "".join(self._thinking)
+        if self._refusal:
+            data["refusal"] = "".join(self._refusal)
+        if self._calls:
+            data["tool_calls"] = self._calls
+        return data

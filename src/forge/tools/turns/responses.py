@@ -1,0 +1,70 @@
+"""OpenAI Responses assistant turns: the output items, to go back as input items.
+
+Every output item goes back as it came (reasoning items with their ``encrypted_content``,
+``function_call`` items with their ``call_id``, messages), as OpenAI asks of a tool loop
+that manages its own input list. A stream is read from its final response
+(``response.completed``, ``.incomplete`` or ``.failed``), or from the items it finished
+(``response.output_item.done``) when it ended without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from forge.tools.turns._plain import field, plain, plain_list
+from forge.tools.values.calls import ToolCall
+
+__all__ = ["ResponsesBuilder", "items", "text"]
+
+_FINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+def items(response: Any) -> list[dict[str, Any]]:
+    """The output items of a ``Response`` (or a list of items, or one item)."""
+    if isinstance(response, list | tuple):
+        return plain_list(response, "the output items")
+    output = field(response, "output")
+    if output is None and field(response, "type") is not None:
+        return [plain(response, "the output item")]
+    return plain_list(output, "the response's output")
+
+
+def text(turn: list[dict[str, Any]]) -> str:
+    """The text of the message items (what the SDK's ``output_text`` gives)."""
+    return "".join(
+        part.get("text") or "" for item in turn if item.get("type") == "message"
+        for part in item.get("content") or () if isinstance(part, Mapping)
+        and part.get("type") == "output_text"
+    )  # fmt: skip
+
+
+class ResponsesBuilder:
+    """Collects a Responses stream's items (events as dicts or SDK objects)."""
+
+    def __init__(self) -> None:
+        self._done: dict[int, dict[str, Any]] = {}
+        self._final: list[dict[str, Any]] | None = None
+
+    def add(self, event: Any) -> str:
+        """Take one event; return the text it adds."""
+        kind = field(event, "type")
+        if kind == "response.output_text.delta":
+            return str(field(event, "delta") or "")
+        if kind == "response.output_item.done":
+            index = field(event, "output_index")
+            key = index if isinstance(index, int) else len(self._done)
+            self._done[key] = plain(field(event, "item"), "output_item.done's item")
+        elif kind in _FINAL:
+            self._final = items(field(event, "response"))
+        elif kind == "response.created":
+            self._done.clear()
+            self._final = None
+        return ""
+
+    def items(self, calls: Iterable[ToolCall]) -> list[dict[str, Any]]:
+        """The output items, in output order."""
+        del calls  # function_call items carry their arguments text whole
+        if self._final is not None:
+            return self._final
+        return [self._done[i] for i in sorted(self._done)]

@@ -1,0 +1,301 @@
+"""`TurnBuilder`: a streamed turn rebuilt exactly as the whole response would be (issue 15)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from forge.tools import ToolCallFormatError, ToolResult, TurnBuilder, read_turn
+from tests.unit.tools.turns.test_read_turn import check_converse
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
+ARGUMENTS = st.dictionaries(st.text("abcxyz", min_size=1, max_size=4),
+                            st.integers() | TEXT | st.booleans(), max_size=3)  # fmt: skip
+
+
+def cut(text: str, points: list[int]) -> list[str]:
+    """``text`` split at ``points`` (taken modulo its length), in order."""
+    marks = sorted({p % (len(text) + 1) for p in points} | {0, len(text)})
+    return [text[a:b] for a, b in itertools.pairwise(marks)]
+
+
+def build(events: list[Any], provider: str | None = None) -> Any:
+    builder = TurnBuilder(provider)
+    texts = [builder.add(event).text for event in events]
+    return builder.finish(), "".join(texts)
+
+
+# -- OpenAI Chat Completions ----------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=TEXT, calls=st.lists(ARGUMENTS, max_size=3),
+       points=st.lists(st.integers(0, 200), max_size=6))  # fmt: skip
+def test_openai_chunks_give_the_whole_message(
+    text: str, calls: list[dict[str, Any]], points: list[int]
+) -> None:
+    """However the text and arguments are cut, the rebuilt message and calls are the whole
+    completion's."""
+    tool_calls = [{"id": f"call_{i}", "type": "function",
+                   "function": {"name": "f", "arguments": json.dumps(args)}}
+                  for i, args in enumerate(calls)]  # fmt: skip
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = tool_calls
+    whole = {"choices": [{"index": 0, "finish_reason": "stop", "message": message}]}
+    chunks: list[Any] = [{"choices": [{"index": 0, "delta": {"content": piece}}]}
+                         for piece in cut(text, points)]  # fmt: skip
+    for index, call in enumerate(tool_calls):
+        pieces = cut(call["function"]["arguments"], points)
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": index, "id": call["id"], "type": "function",
+             "function": {"name": "f", "arguments": pieces[0]}}]}}]})  # fmt: skip
+        chunks += [{"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": index, "function": {"arguments": piece}}]}}]}
+            for piece in pieces[1:]]  # fmt: skip
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    turn, streamed = build(chunks)
+    expected = read_turn(whole)
+    assert (turn.items, turn.calls, turn.text, streamed) == (
+        expected.items,
+        expected.calls,
+        expected.text,
+        text,
+    )
+
+
+# -- Anthropic --------------------------------------------------------------------------------
+
+
+def anthropic_events(blocks: list[dict[str, Any]], points: list[int]) -> list[dict[str, Any]]:
+    start = {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude"}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, block in enumerate(blocks):
+        kind = block["type"]
+        if kind == "tool_use":
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {**block, "input": {}}})  # fmt: skip
+            deltas = [{"type": "input_json_delta", "partial_json": p}
+                      for p in cut(json.dumps(block["input"]), points)]  # fmt: skip
+        elif kind == "thinking":
+            opened = {"type": "thinking", "thinking": "", "signature": ""}
+            events.append({"type": "content_block_start", "index": index, "content_block": opened})
+            deltas = [
+                {"type": "thinking_delta", "thinking": p} for p in cut(block["thinking"], points)
+            ]
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        else:
+            events.append({"type": "content_block_start", "index": index,
+                           "content_block": {"type": "text", "text": ""}})  # fmt: skip
+            deltas = [{"type": "text_delta", "text": p} for p in cut(block["text"], points)]
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    return [*events, {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+            {"type": "message_stop"}]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(thinking=TEXT, text=TEXT, calls=st.lists(ARGUMENTS, max_size=3),
+       points=st.lists(st.integers(0, 200), max_size=6))  # fmt: skip
+def test_anthropic_events_give_the_whole_message(
+    thinking: str, text: str, calls: list[dict[str, Any]], points: list[int]
+) -> None:
+    """Thinking (with its signature), text and tool inputs rebuilt from any cut."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "thinking", "thinking": thinking, "signature": "sig=="},
+        {"type": "text", "text": text},
+        *[{"type": "tool_use", "id": f"toolu_{i}", "name": "f", "input": args}
+          for i, args in enumerate(calls)],
+    ]  # fmt: skip
+    turn, streamed = build(anthropic_events(blocks, points))
+    expected = read_turn({"type": "message", "role": "assistant", "content": blocks,
+                          "model": "claude", "stop_reason": "end_turn"})  # fmt: skip
+    assert (turn.items, turn.calls, turn.text, streamed) == (
+        expected.items,
+        expected.calls,
+        expected.text,
+        text,
+    )
+
+
+def test_anthropic_cut_off_input_goes_as_read() -> None:
+    """A tool input cut off mid-JSON is echoed as the call read it, and flagged on the call."""
+    events = anthropic_events([{"type": "tool_use", "id": "toolu_1", "name": "f",
+                                "input": {"a": 1}}], [])[:-3]  # fmt: skip
+    events[-1]["delta"]["partial_json"] = '{"a": 1'
+    turn, _ = build(events)
+    assert turn.items[0]["content"][0]["input"] == dict(turn.calls[0].arguments)
+    assert turn.calls[0].argument_error is not None or turn.calls[0].repaired
+
+
+def test_anthropic_citations_and_server_tool_input() -> None:
+    """Citations deltas land on their text block; a server tool's input is parsed too."""
+    events = [
+        {"type": "message_start", "message": {"type": "message", "content": [], "model": "c"}},
+        {"type": "content_block_start", "index": 0,
+         "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                           "input": {}}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "input_json_delta", "partial_json": '{"query": "x"}'}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 1,
+         "delta": {"type": "citations_delta", "citation": {"type": "char_location",
+                   "cited_text": "x", "document_index": 0, "start_char_index": 0,
+                   "end_char_index": 1}}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "X"}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+    turn, streamed = build(events)
+    server, text = turn.items[0]["content"]
+    assert server["input"] == {"query": "x"}
+    assert (text["text"], len(text["citations"]), streamed, turn.calls) == ("X", 1, "X", ())
+
+
+# -- OpenAI Responses ----------------------------------------------------------------------------
+
+CALL_ITEM = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f",
+             "arguments": '{"a": 1}', "status": "completed"}  # fmt: skip
+MESSAGE_ITEM = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "Hi.", "annotations": []}]}  # fmt: skip
+
+
+def responses_events(final: bool) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": "resp_1", "output": []}},
+        {"type": "response.output_item.added", "output_index": 0,
+         "item": {**MESSAGE_ITEM, "content": [], "status": "in_progress"}},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": "Hi"},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": "."},
+        {"type": "response.output_item.done", "output_index": 0, "item": MESSAGE_ITEM},
+        {"type": "response.output_item.added", "output_index": 1,
+         "item": {**CALL_ITEM, "arguments": "", "status": "in_progress"}},
+        {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "output_index": 1,
+         "delta": '{"a": 1}'},
+        {"type": "response.output_item.done", "output_index": 1, "item": CALL_ITEM},
+    ]  # fmt: skip
+    if final:
+        done = {"id": "resp_1", "output": [MESSAGE_ITEM, CALL_ITEM]}
+        events.append({"type": "response.completed", "response": done})
+    return events
+
+
+@pytest.mark.parametrize("final", [True, False])
+def test_responses_stream_gives_the_output_items(final: bool) -> None:
+    """The items come from response.completed, or from the items done when it is missing."""
+    turn, streamed = build(responses_events(final))
+    assert (turn.provider, turn.items, turn.text, streamed) == (
+        "openai-responses",
+        (MESSAGE_ITEM, CALL_ITEM),
+        "Hi.",
+        "Hi.",
+    )
+    assert [c.id for c in turn.calls] == ["call_1"]
+
+
+# -- Gemini, Bedrock, Ollama ------------------------------------------------------------------
+
+
+def test_gemini_chunks_join_text_and_keep_signed_parts() -> None:
+    """Text continuing text is joined; thoughts stay apart; a signed part is kept whole."""
+
+    def chunk(*parts: dict[str, Any]) -> dict[str, Any]:
+        return {"candidates": [{"content": {"role": "model", "parts": list(parts)}}]}
+
+    chunks = [
+        chunk({"text": "Plan: ", "thought": True}), chunk({"text": "call f.", "thought": True}),
+        chunk({"text": "Let me "}), chunk({"text": "check."}),
+        chunk({"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "c2ln"}),
+        chunk({"text": "", "thoughtSignature": "ZW5k"}),
+    ]  # fmt: skip
+    turn, streamed = build(chunks)
+    assert turn.items[0]["parts"] == [
+        {"text": "Plan: call f.", "thought": True}, {"text": "Let me check."},
+        {"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "c2ln"},
+        {"text": "", "thoughtSignature": "ZW5k"},
+    ]  # fmt: skip
+    assert (turn.text, streamed, [c.name for c in turn.calls]) == (
+        "Let me check.",
+        "Let me check.",
+        ["f"],
+    )
+    reply = turn.answer([]).replies
+    assert reply == ()
+
+
+def test_bedrock_stream_gives_the_message() -> None:
+    """ConverseStream: reasoning with its signature, text and a tool input from fragments."""
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"contentBlockIndex": 0,
+                               "delta": {"reasoningContent": {"text": "Hm"}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 0,
+                               "delta": {"reasoningContent": {"signature": "s1"}}}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"text": "Go"}}},
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        {"contentBlockStart": {"contentBlockIndex": 2,
+                               "start": {"toolUse": {"toolUseId": "t1", "name": "f"}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"toolUse": {"input": '{"a"'}}}},
+        {"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"toolUse": {"input": ": 1}"}}}},
+        {"contentBlockStop": {"contentBlockIndex": 2}},
+        {"contentBlockDelta": {"contentBlockIndex": 3,
+                               "delta": {"reasoningContent": {"redactedContent": b"x"}}}},
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]  # fmt: skip
+    turn, streamed = build(events)
+    assert turn.items == ({"role": "assistant", "content": [
+        {"reasoningContent": {"reasoningText": {"text": "Hm", "signature": "s1"}}},
+        {"text": "Go"},
+        {"toolUse": {"toolUseId": "t1", "name": "f", "input": {"a": 1}}},
+        {"reasoningContent": {"redactedContent": b"x"}},
+    ]},)  # fmt: skip
+    assert (turn.provider, streamed, turn.calls[0].arguments) == ("bedrock", "Go", {"a": 1})
+    check_converse(list(turn.answer([ToolResult.ok(1).for_call("t1", "f")]).messages))
+
+
+def test_ollama_chunks_give_the_message() -> None:
+    """Ollama: thinking and content joined, whole calls collected."""
+    calls = [{"function": {"name": "f", "arguments": {"a": 1}}}]
+    chunks = [
+        {"model": "qwen3", "message": {"role": "assistant", "content": "", "thinking": "Hm"}},
+        {"model": "qwen3", "message": {"role": "assistant", "content": "Ok"}},
+        {"model": "qwen3", "message": {"role": "assistant", "content": "", "tool_calls": calls}},
+        {"model": "qwen3", "done": True, "message": {"role": "assistant", "content": ""}},
+    ]
+    turn, streamed = build(chunks)
+    assert turn.items == (
+        {"role": "assistant", "content": "Ok", "thinking": "Hm", "tool_calls": calls},
+    )
+    assert (turn.provider, streamed, len(turn.calls)) == ("ollama", "Ok", 1)
+
+
+def test_events_as_json_text() -> None:
+    """Events given as JSON text are decoded; bad text is a format error naming it."""
+    builder = TurnBuilder()
+    builder.add(json.dumps({"choices": [{"index": 0, "delta": {"content": "Hi"}}]}))
+    assert builder.finish().text == "Hi"
+    with pytest.raises(ToolCallFormatError, match="not JSON"):
+        TurnBuilder().add("{oops")
+
+
+def test_an_empty_stream_has_no_turn_without_a_provider() -> None:
+    """Nothing read and no provider: the error says the stream was empty."""
+    with pytest.raises(ToolCallFormatError, match="ended before its first event"):
+        TurnBuilder().finish()
+    assert TurnBuilder("anthropic").finish().items == ({"role": "assistant", "content": []},)
+
+
+def test_a_malformed_event_is_a_format_error() -> None:
+    """An event of the wrong shape for its provider raises a format error naming it."""
+    with pytest.raises(ToolCallFormatError, match="content_block_start's block is int"):
+        TurnBuilder("anthropic").add({"type": "content_block_start", "index": 0,
+                                      "content_block": 7})  # fmt: skip
