@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
+from forge.tools.model import _callable
 from forge.tools.model.options import ErrorDetails, Placement, tool_fields
 from forge.tools.schema._names import check_name
 from forge.tools.schema._param_table import analyse
@@ -258,6 +259,29 @@ class Tool:
         if self.handler is None:
             raise TypeError(f"tool {self.name!r} has no Python handler to call")
         return self.handler(*args, **kwargs)
+
+    # -- what libraries that inspect callables read (`forge.tools.model._callable`) ---------
+
+    @property
+    def __name__(self) -> str:
+        """The tool's name, as a function's ``__name__``."""
+        return self.name
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        """The handler (so `inspect.signature` gives its signature); absent without one."""
+        return _callable.wrapped(self)  # type: ignore[no-any-return]
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # ``__qualname__`` cannot live in a class dict (Python takes it as the class's)
+            if name == "__qualname__":
+                return _callable.qualname(self)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+_callable.install(Tool)
 
 
 def _check_execution_options(t: Tool) -> None:
