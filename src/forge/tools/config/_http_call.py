@@ -117,15 +117,46 @@ def _request_parts(
     url = path + mark + expand_env(query, "the url", template=True, quoted=True, used=used)
     url = url.format(**path_values)
     headers = {k: expand_env(v, f"the header {k!r}", used=used) for k, v in spec.headers}
+    headers.update(_argument_headers(spec, arguments, headers))
     params = [
-        (wire, _text(arguments[param]))
+        (wire, _text(item))
         for wire, param in spec.query
         if arguments.get(param) is not None
+        for item in _repeated(arguments[param])
     ]
     body = None
-    if spec.body is not None:
+    if spec.body_param is not None:
+        body = arguments.get(spec.body_param)
+    elif spec.body is not None:
         body = {wire: arguments[param] for wire, param in spec.body if param in arguments}
     return spec.method, url, headers, params, body
+
+
+def _repeated(value: Any) -> list[Any]:
+    """A list argument in the query is the parameter repeated (OpenAPI's form style)."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _argument_headers(
+    spec: HttpSpec, arguments: dict[str, Any], configured: dict[str, str]
+) -> dict[str, str]:
+    """The headers and cookies filled from arguments (cookies after a configured ``Cookie``)."""
+    out = {
+        wire: _text(arguments[param])
+        for wire, param in spec.header_params
+        if arguments.get(param) is not None
+    }
+    cookies = [
+        f"{wire}={urllib.parse.quote(_text(arguments[param]), safe='')}"
+        for wire, param in spec.cookie_params
+        if arguments.get(param) is not None
+    ]
+    if cookies:
+        given = next((v for k, v in configured.items() if k.lower() == "cookie"), "")
+        for key in [k for k in configured if k.lower() == "cookie"]:
+            configured.pop(key)
+        out["Cookie"] = "; ".join([given, *cookies] if given else cookies)
+    return out
 
 
 class _BadArgument(ValueError):
