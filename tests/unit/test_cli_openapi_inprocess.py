@@ -55,3 +55,14 @@ def test_invalid_document_exits_with_its_place(
     code, _, err = run(capsys, "import-openapi", str(tmp_path / "absent.yaml"))
     assert code == EXIT_NOT_FOUND
     assert "file not found" in err
+
+
+def test_unwritable_output_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An output file that cannot be written exits 4 naming it, without a traceback."""
+    spec = corpus("openapi", "oai-learn", "petstore-3.0.yaml")
+    target = tmp_path / "missing-dir" / "tools.yaml"
+    code, _, err = run(capsys, "import-openapi", str(spec), "-o", str(target))
+    assert code == EXIT_VALIDATION
+    assert f"{target}: cannot write the tools" in err

@@ -34,7 +34,7 @@ def import_command(
     Raises:
         OpenAPIError: The document is unusable (the caller maps it to an exit code).
     """
-    from forge.tools.config.openapi import import_openapi
+    from forge.tools.config.openapi import OpenAPIError, import_openapi
 
     result = import_openapi(
         spec, base_url=base_url, include=include, exclude=exclude, tags=tags,
@@ -44,7 +44,10 @@ def import_command(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise OpenAPIError(str(output), "", f"cannot write the tools: {exc}") from None
     _report(result, output, as_json=as_json)
     return result
 

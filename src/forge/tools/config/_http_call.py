@@ -58,10 +58,7 @@ async def _call(
     except LookupError as exc:
         return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
     except _BadArgument as exc:
-        errors = [
-            {"path": field, "kind": "path_segment", "message": "'.' and '..' are not allowed"}
-            for field in exc.fields
-        ]
+        errors = [{"path": f, "kind": exc.kind, "message": exc.detail} for f in exc.fields]
         return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
     try:
         async with asyncio.timeout(spec.timeout):
@@ -142,7 +139,7 @@ def _argument_headers(
 ) -> dict[str, str]:
     """The headers and cookies filled from arguments (cookies after a configured ``Cookie``)."""
     out = {
-        wire: _text(arguments[param])
+        wire: _header_value(param, arguments[param])
         for wire, param in spec.header_params
         if arguments.get(param) is not None
     }
@@ -162,9 +159,17 @@ def _argument_headers(
 class _BadArgument(ValueError):
     """An argument cannot be used in the request (internal: caught in this module)."""
 
-    def __init__(self, message: str, fields: list[str]) -> None:
+    def __init__(
+        self,
+        message: str,
+        fields: list[str],
+        kind: str = "path_segment",
+        detail: str = "'.' and '..' are not allowed",
+    ) -> None:
         super().__init__(message)
         self.fields = fields
+        self.kind = kind
+        self.detail = detail
 
 
 def _check_segments(path: str, values: dict[str, str]) -> None:
@@ -180,6 +185,18 @@ def _check_segments(path: str, values: dict[str, str]) -> None:
                 "pass another value",
                 fields,
             )
+
+
+def _header_value(param: str, value: Any) -> str:
+    """An argument as a header value: printable ASCII only (no line breaks to inject headers)."""
+    text = _text(value)
+    if not text.isascii() or not text.isprintable():
+        raise _BadArgument(
+            f"the argument {param!r} is sent as a header, whose value must be printable ASCII "
+            "(no line breaks or other control characters); pass another value",
+            [param], kind="header_value", detail="printable ASCII only",
+        )  # fmt: skip
+    return text
 
 
 def _text(value: Any) -> str:

@@ -226,10 +226,9 @@ class _Built:
             definition = operation_definition(op, name, settings)
             tool = self._build(definition)
         except (Unsupported, OpenAPIError, ToolDefinitionError) as exc:
-            reason = exc.reason if isinstance(exc, OpenAPIError) else str(exc)
-            if isinstance(exc, ToolDefinitionError):
-                reason = exc.message
-            self.skipped.append(SkippedOperation(operation=label, where=op.where, reason=reason))
+            self.skipped.append(
+                SkippedOperation(operation=label, where=op.where, reason=_reason(exc))
+            )
             return
         self.names.add(name)
         self.definitions.append(definition)
@@ -252,6 +251,14 @@ class _Built:
             definition, builtins=HandlerRegistry("builtin"), internal=HandlerRegistry("internal"),
             allow_private_network=self.allow_private,
         )  # fmt: skip
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OpenAPIError):
+        return exc.reason
+    if isinstance(exc, ToolDefinitionError):
+        return exc.message
+    return str(exc)
 
 
 def _env_of(definition: dict[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ change the tools.
 from __future__ import annotations
 
 import copy
+import ipaddress
 import json
 import os
 import socket
@@ -90,8 +91,6 @@ def _fetch(url: str, allow_private: Any) -> str:
         infos = socket.getaddrinfo(parts.hostname or "", parts.port or 0, type=socket.SOCK_STREAM)
     except OSError as exc:
         raise OpenAPIError(url, "", f"cannot resolve the host: {exc}") from None
-    import ipaddress
-
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
         reason = address_refusal(address)

@@ -60,12 +60,15 @@ class Settings:
 
     converter: SchemaConverter
     base_url: str
+    """The server of operations that name none (``base_url``, or the document's first)."""
     override_url: bool
     """Whether ``base_url`` was given by the caller (then operation servers are ignored)."""
     security: Any
+    """The document's security requirements (an operation's own replace them)."""
     schemes: Mapping[str, Any]
     env_prefix: str
     env_names: Mapping[str, str]
+    """The environment variable of a security scheme, by scheme name."""
 
 
 def operations(document: Mapping[str, Any]) -> Iterator[Operation]:
@@ -132,11 +135,12 @@ class _Request:
         self.converter = converter
         self.properties: dict[str, Any] = {}
         self.required: list[str] = []
-        self.places: dict[str, dict[str, str]] = {"path": {}, "query": {}, "header": {}}
-        self.places["cookie"] = {}
+        places = ("path", "query", "header", "cookie")
+        self.places: dict[str, dict[str, str]] = {place: {} for place in places}
         self.body: dict[str, str] | str | None = None
 
     def claim(self, wanted: str, prefix: str) -> str:
+        """A free property name for ``wanted``: sanitised, then ``<prefix>_`` and a number."""
         name = _NOT_NAME.sub("_", wanted).strip("_")[:60] or prefix
         if name in self.properties:
             name = f"{prefix}_{name}"[:64]

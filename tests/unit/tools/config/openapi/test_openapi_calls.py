@@ -212,3 +212,11 @@ def test_document_from_a_url(spec_server: str) -> None:
         import_openapi(spec_server + "/absent.yaml", allow_private_network=LOCAL)
     with pytest.raises(OpenAPIError, match="invalid YAML: mapping values are not allowed"):
         import_openapi(spec_server + "/README.md", allow_private_network=LOCAL)
+
+
+def test_header_arguments_cannot_inject_headers(petstore: ToolRegistry) -> None:
+    """A header argument with a line break or non-ASCII text is an invalid argument."""
+    for value in ("x\r\nInjected: 1", "café"):
+        with pytest.raises(ToolValidationError, match="must be printable ASCII") as caught:
+            petstore.execute("deletePet", {"petId": 1, "api_key": value})
+        assert caught.value.errors[0].path == "api_key"
