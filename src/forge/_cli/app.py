@@ -410,29 +410,46 @@ def serve(
 
 @app.command("import-openapi")
 def import_openapi(
-    spec: Annotated[str, typer.Argument(help="OpenAPI 3.0/3.1 document: a file or URL.")],
+    spec: Annotated[
+        str, typer.Argument(metavar="SPEC", help="OpenAPI 3.0/3.1 document: a file or URL.")
+    ],
     *,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write the tools here (.yaml, .json); else stdout."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the tools here (.yaml, .json); else stdout.",
+        ),
     ] = None,
     base_url: Annotated[
-        str | None, typer.Option("--base-url", help="The API's address (default: its server).")
+        str | None,
+        typer.Option("--base-url", metavar="URL", help="The API's address (default: its server)."),
     ] = None,
     include: Annotated[
         list[str] | None,
-        typer.Option("--include", help="Only these operation ids or tags; repeatable."),
+        typer.Option(
+            "--include", metavar="ID|TAG", help="Only these operation ids or tags; repeatable."
+        ),
     ] = None,
     exclude: Annotated[
         list[str] | None,
-        typer.Option("--exclude", help="Leave out these operation ids or tags; repeatable."),
+        typer.Option(
+            "--exclude", metavar="ID|TAG", help="Leave out these operation ids or tags; repeatable."
+        ),
     ] = None,
     tag: Annotated[
-        list[str] | None, typer.Option("--tag", help="Only operations with this tag; repeatable.")
+        list[str] | None,
+        typer.Option("--tag", metavar="TAG", help="Only operations with this tag; repeatable."),
     ] = None,
     env_prefix: Annotated[
         str | None,
-        typer.Option("--env-prefix", help="Credential variables' prefix (default: the title)."),
+        typer.Option(
+            "--env-prefix",
+            metavar="PREFIX",
+            help="Credential variables' prefix (default: the title).",
+        ),
     ] = None,
     allow_private: PrivateOpt = False,
     json_: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
