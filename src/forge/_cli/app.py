@@ -408,6 +408,66 @@ def serve(
         raise typer.Exit(code)
 
 
+@app.command("import-openapi")
+def import_openapi(
+    spec: Annotated[
+        str, typer.Argument(metavar="SPEC", help="OpenAPI 3.0/3.1 document: a file or URL.")
+    ],
+    *,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the tools here (.yaml, .json); else stdout.",
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", metavar="URL", help="The API's address (default: its server)."),
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--include", metavar="ID|TAG", help="Only these operation ids or tags; repeatable."
+        ),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exclude", metavar="ID|TAG", help="Leave out these operation ids or tags; repeatable."
+        ),
+    ] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", metavar="TAG", help="Only operations with this tag; repeatable."),
+    ] = None,
+    env_prefix: Annotated[
+        str | None,
+        typer.Option(
+            "--env-prefix",
+            metavar="PREFIX",
+            help="Credential variables' prefix (default: the title).",
+        ),
+    ] = None,
+    allow_private: PrivateOpt = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Write HTTP tools for an OpenAPI document's operations to a configuration file."""
+    from forge._cli.openapi import import_command
+    from forge.tools.config.openapi import OpenAPIError
+
+    try:
+        import_command(
+            spec, output=output, base_url=base_url, include=include, exclude=exclude, tags=tag,
+            env_prefix=env_prefix, allow_private=allow_private, as_json=json_,
+        )  # fmt: skip
+    except OpenAPIError as exc:
+        code = EXIT_NOT_FOUND if exc.reason == "file not found" else EXIT_VALIDATION
+        raise Failure(code, str(exc)) from None
+
+
 def _category(value: str) -> Any:
     from forge.tools import ToolCategory
 

@@ -32,6 +32,7 @@ from forge.tools.views import ToolView
 if TYPE_CHECKING:
     from forge.core.redaction import Redaction
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
+    from forge.tools.config.openapi import import_openapi
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
     from forge.tools.execution.metrics import ExecutionMetrics
@@ -92,6 +93,7 @@ _LAZY = {
     "format_results": "forge.tools.replies",
     "load_plugins": "forge.tools.plugins",
     "load_tools": "forge.tools.config",
+    "import_openapi": "forge.tools.config.openapi",
     "parse_tool_calls": "forge.tools.parsing",
     "AssistantTurn": "forge.tools.turns",
     "Turn": "forge.tools.turns",
@@ -175,6 +177,7 @@ __all__ = [
     "default_registry",
     "format_results",
     "from_record",
+    "import_openapi",
     "load_plugins",
     "load_tools",
     "parse_tool_calls",

@@ -58,10 +58,7 @@ async def _call(
     except LookupError as exc:
         return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
     except _BadArgument as exc:
-        errors = [
-            {"path": field, "kind": "path_segment", "message": "'.' and '..' are not allowed"}
-            for field in exc.fields
-        ]
+        errors = [{"path": f, "kind": exc.kind, "message": exc.detail} for f in exc.fields]
         return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
     try:
         async with asyncio.timeout(spec.timeout):
@@ -117,23 +114,62 @@ def _request_parts(
     url = path + mark + expand_env(query, "the url", template=True, quoted=True, used=used)
     url = url.format(**path_values)
     headers = {k: expand_env(v, f"the header {k!r}", used=used) for k, v in spec.headers}
+    headers.update(_argument_headers(spec, arguments, headers))
     params = [
-        (wire, _text(arguments[param]))
+        (wire, _text(item))
         for wire, param in spec.query
         if arguments.get(param) is not None
+        for item in _repeated(arguments[param])
     ]
     body = None
-    if spec.body is not None:
+    if spec.body_param is not None:
+        body = arguments.get(spec.body_param)
+    elif spec.body is not None:
         body = {wire: arguments[param] for wire, param in spec.body if param in arguments}
     return spec.method, url, headers, params, body
+
+
+def _repeated(value: Any) -> list[Any]:
+    """A list argument in the query is the parameter repeated (OpenAPI's form style)."""
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _argument_headers(
+    spec: HttpSpec, arguments: dict[str, Any], configured: dict[str, str]
+) -> dict[str, str]:
+    """The headers and cookies filled from arguments (cookies after a configured ``Cookie``)."""
+    out = {
+        wire: _header_value(param, arguments[param])
+        for wire, param in spec.header_params
+        if arguments.get(param) is not None
+    }
+    cookies = [
+        f"{wire}={urllib.parse.quote(_text(arguments[param]), safe='')}"
+        for wire, param in spec.cookie_params
+        if arguments.get(param) is not None
+    ]
+    if cookies:
+        given = next((v for k, v in configured.items() if k.lower() == "cookie"), "")
+        for key in [k for k in configured if k.lower() == "cookie"]:
+            configured.pop(key)
+        out["Cookie"] = "; ".join([given, *cookies] if given else cookies)
+    return out
 
 
 class _BadArgument(ValueError):
     """An argument cannot be used in the request (internal: caught in this module)."""
 
-    def __init__(self, message: str, fields: list[str]) -> None:
+    def __init__(
+        self,
+        message: str,
+        fields: list[str],
+        kind: str = "path_segment",
+        detail: str = "'.' and '..' are not allowed",
+    ) -> None:
         super().__init__(message)
         self.fields = fields
+        self.kind = kind
+        self.detail = detail
 
 
 def _check_segments(path: str, values: dict[str, str]) -> None:
@@ -149,6 +185,18 @@ def _check_segments(path: str, values: dict[str, str]) -> None:
                 "pass another value",
                 fields,
             )
+
+
+def _header_value(param: str, value: Any) -> str:
+    """An argument as a header value: printable ASCII only (no line breaks to inject headers)."""
+    text = _text(value)
+    if not text.isascii() or not text.isprintable():
+        raise _BadArgument(
+            f"the argument {param!r} is sent as a header, whose value must be printable ASCII "
+            "(no line breaks or other control characters); pass another value",
+            [param], kind="header_value", detail="printable ASCII only",
+        )  # fmt: skip
+    return text
 
 
 def _text(value: Any) -> str:

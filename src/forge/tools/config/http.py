@@ -9,6 +9,9 @@ An ``http`` implementation describes one request::
       headers: {Authorization: "Bearer ${API_TOKEN}"}  # ${VAR} from the environment
       query: [fields]              # or {wire_name: param}; default: the rest for GET
       body: [name, email]          # JSON body; default: the rest for POST/PUT/PATCH
+                                   # (or one parameter's name: its value is the whole body)
+      header_params: {X-Request-Id: request_id}  # headers from arguments (list or map)
+      cookie_params: [session_hint]              # cookies from arguments (list or map)
       timeout: 10                  # seconds for the whole exchange
       max_response_bytes: 1048576
 
@@ -19,7 +22,9 @@ query of the URL, never in its scheme, host or port; a path argument stays
 within its segment (``/`` is encoded, ``.`` and ``..`` are refused), and
 ``${VAR}`` may be used in the URL to choose the server. The URL's own query
 string is kept (its ``${VAR}`` values percent-encoded) and the ``query``
-parameters follow it. Private, loopback and link-local targets are refused,
+parameters follow it; a list argument in the query is sent as the parameter
+repeated (``?tag=a&tag=b``). Cookies from ``cookie_params`` follow any
+configured ``Cookie`` header. Private, loopback and link-local targets are refused,
 after DNS resolution and on every redirect, unless the loader is given
 ``allow_private_network`` (``True``, or the networks allowed).
 A redirect to another origin (scheme, host or port) drops the credentials:
@@ -45,7 +50,10 @@ __all__ = ["HttpSpec", "is_credential_header", "parse_http_spec"]
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_BYTES = 1_048_576
-_KEYS = {"type", "method", "url", "headers", "query", "body", "timeout", "max_response_bytes"}
+_KEYS = {
+    "type", "method", "url", "headers", "query", "body", "header_params", "cookie_params",
+    "timeout", "max_response_bytes",
+}  # fmt: skip
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|password|cookie|session", re.IGNORECASE)
 T = TypeVar("T")
@@ -63,6 +71,10 @@ class HttpSpec:
     body: tuple[tuple[str, str], ...] | None
     timeout: float
     max_response_bytes: int
+    header_params: tuple[tuple[str, str], ...] = ()
+    cookie_params: tuple[tuple[str, str], ...] = ()
+    body_param: str | None = None
+    """The parameter whose value is the whole JSON body (``body: name``), if any."""
 
 
 def expand_env(
@@ -131,16 +143,25 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
     path_params = check(_url_params, name, impl.get("url"), properties)
     headers = check(_headers, name, impl.get("headers") or {})
     query = check(_mapping, name, "query", impl.get("query"), properties)
-    body = check(_mapping, name, "body", impl.get("body"), properties)
+    body_param = check(_body_param, name, impl.get("body"), properties)
+    body = None if body_param else check(_mapping, name, "body", impl.get("body"), properties)
+    header_params = check(_mapping, name, "header_params", impl.get("header_params"), properties)
+    cookie_params = check(_mapping, name, "cookie_params", impl.get("cookie_params"), properties)
     timeout = check(_positive, name, "timeout", impl.get("timeout", DEFAULT_TIMEOUT))
     max_bytes = check(
         _positive, name, "max_response_bytes", impl.get("max_response_bytes", DEFAULT_MAX_BYTES)
     )
     if problems:
         raise ToolDefinitionError(name, "; ".join(problems))
-    mapped = set(path_params) | {p for _, p in query or ()} | {p for _, p in body or ()}
+    mapped = (
+        set(path_params)
+        | {body_param}
+        | {p for pairs in (query, body, header_params, cookie_params) for _, p in pairs or ()}
+    )
     rest = tuple((p, p) for p in sorted(properties - mapped))
-    if query is None and body is None:
+    if body_param is not None:
+        query = rest if query is None else query
+    elif query is None and body is None:
         if method in ("POST", "PUT", "PATCH"):
             query, body = (), rest
         else:
@@ -148,6 +169,8 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
     return HttpSpec(
         method=method, url=impl["url"], headers=headers, path_params=path_params,
         query=query or (), body=body, timeout=timeout, max_response_bytes=int(max_bytes),
+        header_params=header_params or (), cookie_params=cookie_params or (),
+        body_param=body_param,
     )  # fmt: skip
 
 
@@ -209,12 +232,22 @@ def _mapping(name: str, key: str, value: Any, properties: set[str]) -> Any:
         pairs = tuple((str(k), v) for k, v in value.items())
     else:
         raise ToolDefinitionError(
-            name, f"http '{key}' must be a list of parameter names or a {{wire_name: param}} map"
+            name,
+            f"http '{key}' must be a list of parameter names or a {{wire_name: param}} map"
+            + (" (or one parameter's name: its value is the whole body)" if key == "body" else ""),
         )
     for _, param in pairs:
         if param not in properties:
             raise ToolDefinitionError(name, f"http '{key}' maps {param!r}, not a parameter")
     return pairs
+
+
+def _body_param(name: str, value: Any, properties: set[str]) -> str | None:
+    if not isinstance(value, str):
+        return None
+    if value not in properties:
+        raise ToolDefinitionError(name, f"http 'body' names {value!r}, not a parameter")
+    return value
 
 
 def _positive(name: str, key: str, value: Any) -> float:
