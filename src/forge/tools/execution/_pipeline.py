@@ -77,6 +77,7 @@ from forge.tools.values.results import ToolResult, _ok_for
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from forge.tools.execution.backend import Backend
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
@@ -100,6 +101,7 @@ class Engine(Placement):
             ``dry_run`` turns it on for its calls).
         output_limit: How much of an output goes to the model, for tools that set none
             (stamped on each result; `forge.tools.values.output_limit`).
+        backend: Runs the handlers of the tools it accepts elsewhere (`Backend`).
     """
 
     def __init__(
@@ -114,6 +116,7 @@ class Engine(Placement):
         max_threads: int = 32,
         dry_run: bool = False,
         output_limit: OutputLimit | None = None,
+        backend: Backend | None = None,
     ) -> None:
         self._registry = registry
         self._output_limit = output_limit
@@ -122,7 +125,7 @@ class Engine(Placement):
         self._context = context
         self._policy = permissions
         self._approve = approve
-        self._init_placement(max_concurrency, max_threads)
+        self._init_placement(max_concurrency, max_threads, backend)
         self._set_hooks(hooks)
 
     def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
@@ -136,7 +139,7 @@ class Engine(Placement):
         self._after = bound_methods(hooks, "after_call")[::-1]
         self._plain = not (
             self._before or self._after or self._limiter is not None or self._policy is not None
-            or self._dry_run or self._output_limit is not None
+            or self._dry_run or self._output_limit is not None or self._backend is not None
         )  # fmt: skip
 
     # -- entry points shared by every driver ---------------------------------------------
@@ -436,7 +439,7 @@ class _Blocking(IO, _BlockingWait):
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         tool: Tool = call.tool  # type: ignore[assignment]
-        if tool.source.is_async or tool.isolated:  # awaited on a private event loop
+        if tool.source.is_async or tool.isolated or engine._remote(tool):  # on a private loop
             result: ToolResult = _run_coroutine(engine._run_async(call, compiled))
             return result
         return engine._run_blocking(call, compiled)

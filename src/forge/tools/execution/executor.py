@@ -63,6 +63,7 @@ from forge.tools.values.output_limit import OutputLimit
 from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
+    from forge.tools.execution.backend import Backend
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.store._store import ToolSource
@@ -94,6 +95,10 @@ class ToolExecutor(Engine):
         output_limit: How much of an output goes back to the model, for tools that set
             none: an `OutputLimit`, ``max_chars``, or a mapping of its fields (default:
             `DEFAULT_OUTPUT_LIMIT`). Results keep their whole output.
+        backend: Run handlers elsewhere: a `Backend` such as
+            `forge.tools.integrations.ray.RayBackend` runs the handlers of the tools it
+            accepts on its workers; everything else (validation, permissions, hooks,
+            metrics, limits, deadlines) stays here. ``close()`` closes it.
     """
 
     def __init__(
@@ -110,6 +115,7 @@ class ToolExecutor(Engine):
         dry_run: bool = False,
         strict: bool | None = None,
         output_limit: OutputLimit | int | Mapping[str, Any] | None = None,
+        backend: Backend | None = None,
     ) -> None:
         if strict is not None:
             _strict_is_automatic("ToolExecutor(strict=...)")
@@ -130,7 +136,7 @@ class ToolExecutor(Engine):
             registry, context if context is not None else ExecutionContext(),
             hooks=tuple(installed), permissions=permissions, approve=approve,
             max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
-            output_limit=limit,
+            output_limit=limit, backend=backend,
         )  # fmt: skip
 
     # -- configuration ---------------------------------------------------------------
@@ -149,6 +155,11 @@ class ToolExecutor(Engine):
     def metrics(self) -> ExecutionMetrics | None:
         """The metrics collector, when metrics are on (``snapshot()`` reads them)."""
         return self._metrics
+
+    @property
+    def backend(self) -> Backend | None:
+        """Where the handlers of the tools it accepts run (``None``: here)."""
+        return self._backend
 
     @property
     def hooks(self) -> tuple[Any, ...]:
@@ -344,11 +355,16 @@ class ToolExecutor(Engine):
     # -- lifecycle --------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the worker threads (abandoned handlers finish on their own; queued calls drop)."""
+        """Stop the worker threads and close the backend, if any.
+
+        Abandoned handlers finish on their own; queued calls drop.
+        """
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown()
+        if self._backend is not None:
+            self._backend.close()
 
     def __enter__(self) -> ToolExecutor:
         return self
