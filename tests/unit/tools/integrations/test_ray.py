@@ -331,3 +331,37 @@ def test_bad_backend_settings_are_rejected() -> None:
         RayBackend(max_in_flight=0)
     with pytest.raises(ValueError, match="max_retries"):
         RayBackend(max_retries=-1)
+
+
+@tool
+def trace_ids() -> list[str]:
+    """The trace and span the worker's handler runs under (OpenTelemetry's current span)."""
+    from opentelemetry import trace
+
+    context = trace.get_current_span().get_span_context()
+    return [format(context.trace_id, "032x"), format(context.span_id, "016x")]
+
+
+def test_the_callers_trace_continues_in_the_worker(backend: RayBackend) -> None:
+    """The worker's handler runs inside the caller's execute_tool span (propagated context)."""
+    otel = pytest.importorskip("forge.tools.integrations.otel")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    hook = otel.OpenTelemetryHook(tracer_provider=provider)
+    traced = ToolExecutor(ToolRegistry([trace_ids]), hooks=[hook], backend=RayBackend())
+    try:
+        result = traced.run_sync("trace_ids")
+    finally:
+        provider.shutdown()
+        traced.close()
+    (span,) = [s for s in exporter.get_finished_spans() if s.name == "execute_tool trace_ids"]
+    assert span.context is not None
+    assert result.output == [
+        format(span.context.trace_id, "032x"),
+        format(span.context.span_id, "016x"),
+    ]
