@@ -20,6 +20,9 @@ Where handlers run:
   holds, unless the tool's ``placement`` is ``inline``: then it runs on the
   caller's thread or event loop, and its deadline cannot interrupt it. From
   sync code a call with no deadline at all also runs inline.
+* With a ``backend`` (`forge.tools.execution.backend.Backend`), the handlers of
+  the tools it accepts run there, stopped by it at the deadline; the Ray backend
+  takes all but ``inline`` and ``local`` tools.
 
 Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
 ``timeout``, else the context's (the executor's context when a call has none).
