@@ -29,11 +29,14 @@ raises it, or needing an optional dependency) is marked with where to import it:
     └── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools
 
     ConfigWarning(UserWarning)                           invalid tools skipped (non-strict loading)
+    RemoteFallbackWarning(RuntimeWarning)                a handler Ray cannot ship runs locally
+            import from forge.tools.integrations.ray
 
 Failures a *model* can cause (unknown tool, bad arguments, handler errors) are
 returned as failed `ToolResult`s by the executor; these exceptions are for
-developers: definition mistakes and the raising entry points. The one warning
-is for a developer too: `load_tools` skipped definitions instead of raising.
+developers: definition mistakes and the raising entry points. The warnings are
+for a developer too: `load_tools` skipped definitions instead of raising, and a
+tool whose handler cannot be pickled runs in this process instead of on Ray.
 
 Outside the tree, a call made wrongly gets the builtin Python uses for that: a
 `TypeError` for an argument of the wrong type, a `ValueError` for a value out of

@@ -26,6 +26,7 @@ from forge.tools.values.categories import ToolCategory
 from forge.tools.values.context import ExecutionContext
 from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.values.params import ToolParameter
+from forge.tools.values.resources import ToolResources
 from forge.tools.values.results import ErrorKind, ToolResult
 from forge.tools.views import ToolView
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from forge.core.redaction import Redaction
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
     from forge.tools.config.openapi import import_openapi
+    from forge.tools.execution.backend import Backend
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
     from forge.tools.execution.metrics import ExecutionMetrics
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
 # format results: these names are imported on first use.
 _LAZY = {
     "Audio": "forge.tools.values.content",
+    "Backend": "forge.tools.execution.backend",
     "ElicitRequest": "forge.tools.values.channel",
     "Elicitation": "forge.tools.values.channel",
     "LogMessage": "forge.tools.values.channel",
@@ -121,6 +124,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AssistantTurn",
     "Audio",
+    "Backend",
     "BaseTool",
     "Content",
     "Decision",
@@ -167,6 +171,7 @@ __all__ = [
     "ToolOptions",
     "ToolParameter",
     "ToolRegistry",
+    "ToolResources",
     "ToolResult",
     "ToolValidationError",
     "ToolView",

@@ -41,6 +41,13 @@ class BaseTool(ABC):
     max_concurrency: int | None = None
     error_details: ErrorDetails = "message"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the tool's own attributes, not its cached `Tool` and engine (rebuilt on use).
+
+        This is what lets a remote backend ship a `BaseTool` to its workers.
+        """
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_forge_")}
+
     @property
     @abstractmethod
     def name(self) -> str:

@@ -325,8 +325,9 @@ def test_no_public_exception_is_outside_the_tree() -> None:
         assert "internal" in (cls.__doc__ or ""), f"{cls.__qualname__}: say it is internal"
 
 
-def test_the_one_warning_is_drawn_beside_the_tree() -> None:
-    """ConfigWarning is the package's only warning class, and the docstring draws it."""
-    warnings = {cls for cls in _exception_classes() if issubclass(cls, Warning)}
-    assert warnings == {forge.core.errors.ConfigWarning}
+def test_the_warnings_are_drawn_beside_the_tree() -> None:
+    """ConfigWarning and the Ray backend's fallback warning are the package's only warnings."""
+    warnings = {cls.__name__ for cls in _exception_classes() if issubclass(cls, Warning)}
+    assert warnings <= {"ConfigWarning", "RemoteFallbackWarning"}
     assert _drawn()["ConfigWarning"][0] == "UserWarning"
+    assert _drawn()["RemoteFallbackWarning"][0] == "RuntimeWarning"

@@ -51,6 +51,7 @@ SAMPLE: ToolOptions = {
     "replaced_by": "other",
     "extra": {"team": "tools"},
     "output_schema": {"type": "integer", "description": "The number given."},
+    "resources": {"num_cpus": 2, "resources": {"ssd": 1}},
 }
 SCHEMA = {
     "type": "object",
@@ -129,6 +130,7 @@ def _seen(t: Tool) -> dict[str, Any]:
         "error_details": t.error_details,
         "output_schema": t.output_schema,
         "output_limit": t.output_limit,
+        "resources": t.resources,
     }
 
 

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from forge.core.redaction import Redactor
+    from forge.tools.execution.backend import Backend
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
@@ -106,6 +107,7 @@ class Engine(Placement):
             (stamped on each result; `forge.tools.values.output_limit`).
         redact: Takes secrets out of the message of every failed result (and so of
             the log), or ``None`` (`forge.core.redaction`).
+        backend: Runs the handlers of the tools it accepts elsewhere (`Backend`).
     """
 
     def __init__(
@@ -121,6 +123,7 @@ class Engine(Placement):
         dry_run: bool = False,
         output_limit: OutputLimit | None = None,
         redact: Redactor | None = None,
+        backend: Backend | None = None,
     ) -> None:
         self._registry = registry
         self._redact = redact
@@ -130,7 +133,7 @@ class Engine(Placement):
         self._context = context
         self._policy = permissions
         self._approve = approve
-        self._init_placement(max_concurrency, max_threads)
+        self._init_placement(max_concurrency, max_threads, backend)
         self._set_hooks(hooks)
 
     def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
@@ -144,7 +147,7 @@ class Engine(Placement):
         self._after = bound_methods(hooks, "after_call")[::-1]
         self._plain = not (
             self._before or self._after or self._limiter is not None or self._policy is not None
-            or self._dry_run or self._output_limit is not None
+            or self._dry_run or self._output_limit is not None or self._backend is not None
         )  # fmt: skip
 
     # -- entry points shared by every driver ---------------------------------------------
@@ -453,7 +456,7 @@ class _Blocking(IO, _BlockingWait):
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         tool: Tool = call.tool  # type: ignore[assignment]
-        if tool.source.is_async or tool.isolated:  # awaited on a private event loop
+        if tool.source.is_async or tool.isolated or engine._remote(tool):  # on a private loop
             result: ToolResult = _run_coroutine(engine._run_async(call, compiled))
             return result
         return engine._run_blocking(call, compiled)

@@ -33,6 +33,7 @@ from forge.tools.execution._steps import _cancelling, _from_outcome
 from forge.tools.execution._workers import Workers
 
 if TYPE_CHECKING:
+    from forge.tools.execution.backend import Backend
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
@@ -45,7 +46,10 @@ _NO_DEADLINE = math.inf
 class Placement:
     """The concurrency limits and worker threads of an engine, and the handler runs."""
 
-    def _init_placement(self, max_concurrency: int | None, max_threads: int) -> None:
+    def _init_placement(
+        self, max_concurrency: int | None, max_threads: int, backend: Backend | None = None
+    ) -> None:
+        self._backend = backend
         self._limiter = Limiter(max_concurrency) if max_concurrency is not None else None
         self._max_threads = max_threads
         self._lock = threading.Lock()
@@ -65,6 +69,10 @@ class Placement:
                         limiter = self._tool_limiters[tool.name] = Limiter(limit)
             out.append(limiter)
         return out
+
+    def _remote(self, tool: Tool) -> bool:
+        """Whether the executor's backend runs this tool's calls."""
+        return self._backend is not None and self._backend.accepts(tool)
 
     def _threads(self) -> Workers:
         pool = self._pool
@@ -138,6 +146,8 @@ class Placement:
         """Run the handler; ``held`` are the slots it took (kept by a thread left running)."""
         tool: Tool = call.tool  # type: ignore[assignment]
         kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
+        if self._remote(tool):
+            return await self._backend.run(call, compiled)  # type: ignore[union-attr]
         if tool.isolated:
             return await self._isolated(call)
         if tool.source.is_async:

@@ -37,6 +37,9 @@ Where handlers run:
   holds, unless the tool's ``placement`` is ``inline``: then it runs on the
   caller's thread or event loop, and its deadline cannot interrupt it. From
   sync code a call with no deadline at all also runs inline.
+* With a ``backend`` (`forge.tools.execution.backend.Backend`), the handlers of
+  the tools it accepts run there, stopped by it at the deadline; the Ray backend
+  takes all but ``inline`` and ``local`` tools.
 
 Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
 ``timeout``, else the context's (the executor's context when a call has none).
@@ -92,6 +95,7 @@ from forge.tools.values.output_limit import OutputLimit
 from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
+    from forge.tools.execution.backend import Backend
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.store._store import ToolSource
@@ -130,6 +134,10 @@ class ToolExecutor(Engine):
             environment variables whose names look secret: ``*TOKEN*``, ``*KEY*``,
             ``*SECRET*``, ``*PASSWORD*``, ... of 8 characters or more, read when the
             executor is created), or ``False`` for none.
+        backend: Run handlers elsewhere: a `Backend` such as
+            `forge.tools.integrations.ray.RayBackend` runs the handlers of the tools it
+            accepts on its workers; everything else (validation, permissions, hooks,
+            metrics, limits, deadlines) stays here. ``close()`` closes it.
     """
 
     def __init__(
@@ -147,6 +155,7 @@ class ToolExecutor(Engine):
         strict: bool | None = None,
         output_limit: OutputLimit | int | Mapping[str, Any] | None = None,
         redact: Redaction | bool | None = None,
+        backend: Backend | None = None,
     ) -> None:
         if strict is not None:
             _strict_is_automatic("ToolExecutor(strict=...)")
@@ -167,7 +176,7 @@ class ToolExecutor(Engine):
             registry, context if context is not None else ExecutionContext(),
             hooks=tuple(installed), permissions=permissions, approve=approve,
             max_concurrency=max_concurrency, max_threads=max_threads, dry_run=dry_run,
-            output_limit=limit, redact=_redactor(redact),
+            output_limit=limit, redact=_redactor(redact), backend=backend,
         )  # fmt: skip
 
     # -- configuration ---------------------------------------------------------------
@@ -186,6 +195,11 @@ class ToolExecutor(Engine):
     def metrics(self) -> ExecutionMetrics | None:
         """The metrics collector, when metrics are on (``snapshot()`` reads them)."""
         return self._metrics
+
+    @property
+    def backend(self) -> Backend | None:
+        """Where the handlers of the tools it accepts run (``None``: here)."""
+        return self._backend
 
     @property
     def hooks(self) -> tuple[Any, ...]:
@@ -448,11 +462,16 @@ class ToolExecutor(Engine):
     # -- lifecycle --------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the worker threads (abandoned handlers finish on their own; queued calls drop)."""
+        """Stop the worker threads and close the backend, if any.
+
+        Abandoned handlers finish on their own; queued calls drop.
+        """
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown()
+        if self._backend is not None:
+            self._backend.close()
 
     def __enter__(self) -> ToolExecutor:
         return self

@@ -17,6 +17,7 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
 from forge.tools.values.output_limit import OutputLimit
+from forge.tools.values.resources import ToolResources
 
 __all__ = [
     "OPTION_NAMES",
@@ -28,7 +29,7 @@ __all__ = [
     "tool_fields",
 ]
 
-Placement = Literal["auto", "inline", "process"]
+Placement = Literal["auto", "inline", "process", "local"]
 """Where a tool's handler runs; one setting, chosen by the tool's author.
 
 ``auto`` (the default): an async handler is awaited by the caller; a sync
@@ -39,6 +40,9 @@ It saves the thread hop (about 50-100 µs), but nothing can interrupt it, so a
 deadline is not enforced: choose it for fast, non-blocking handlers.
 ``process``: each call runs in a child process that is killed at the deadline,
 for handlers that must really stop (the handler must be a module-level function).
+``local``: like ``auto``, but never shipped to a remote backend
+(`forge.tools.integrations.ray.RayBackend`): for handlers that need this process
+(open connections, locks, in-memory state) or cannot be pickled.
 """
 ErrorDetails = Literal["message", "type", "traceback"]
 """How much of a handler's exception a failed result shows (`forge.tools.execution.failures`)."""
@@ -64,9 +68,12 @@ class ToolOptions(TypedDict, total=False):
     timeout: float | None
     """Seconds a call may take, overriding the context's timeout."""
     placement: Placement
-    """Where the handler runs: ``auto``, ``inline`` or ``process`` (see `Placement`)."""
+    """Where the handler runs: ``auto``, ``inline``, ``process`` or ``local`` (see `Placement`)."""
     max_concurrency: int | None
     """The most calls of this tool that may run at once (1: one at a time)."""
+    resources: ToolResources | Mapping[str, Any] | None
+    """What one call reserves on a remote backend's worker: ``num_cpus``, ``num_gpus``,
+    ``memory`` (bytes) and ``resources`` (custom, by name); see `ToolResources`."""
     error_details: ErrorDetails
     """How much of a handler exception the model sees: ``message``, ``type`` or ``traceback``."""
     output_limit: OutputLimit | int | Mapping[str, Any] | None
@@ -98,7 +105,7 @@ OPTION_NAMES: Final = ToolOptions.__optional_keys__ | ToolOptions.__required_key
 """Every option's name."""
 _METADATA: Final = frozenset(ToolMetadata.__dataclass_fields__) & OPTION_NAMES
 _EXECUTION: Final = frozenset(
-    {"timeout", "placement", "max_concurrency", "error_details", "output_limit"}
+    {"timeout", "placement", "max_concurrency", "error_details", "output_limit", "resources"}
 )
 _MISSING: Final = object()
 

@@ -17,6 +17,7 @@ from forge.tools.values._readonly import freeze
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
 from forge.tools.values.output_limit import OutputLimit
+from forge.tools.values.resources import ToolResources
 
 if TYPE_CHECKING:
     from forge.tools.model.options import ToolOptions
@@ -67,6 +68,9 @@ class Tool:
     output_limit: OutputLimit | None = None
     """How much of an output goes back to the model (``None``: the executor's, else the
     default); an int is ``max_chars``, a mapping `OutputLimit`'s fields."""
+    resources: ToolResources | None = None
+    """What one call reserves on a remote backend's worker (a mapping of `ToolResources`'
+    option keys is accepted); local execution ignores it."""
     source: Source = field(repr=False)
     """How the tool's schema is built and its handler called (internal)."""
     _compiled: Compiled | None = field(default=None, repr=False)
@@ -295,10 +299,15 @@ def _check_execution_options(t: Tool) -> None:
             t.name,
             f"error_details must be 'message', 'type' or 'traceback', got {t.error_details!r}",
         )
-    if t.placement not in ("auto", "inline", "process"):
+    if t.placement not in ("auto", "inline", "process", "local"):
         raise ToolDefinitionError(
-            t.name, f"placement must be 'auto', 'inline' or 'process', got {t.placement!r}"
+            t.name,
+            f"placement must be 'auto', 'inline', 'process' or 'local', got {t.placement!r}",
         )
+    try:
+        object.__setattr__(t, "resources", ToolResources.coerce(t.resources))
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(t.name, f"resources: {exc}") from None
     try:
         object.__setattr__(t, "output_limit", OutputLimit.coerce(t.output_limit))
     except (TypeError, ValueError) as exc:
