@@ -192,10 +192,12 @@ def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any
 def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
     import asyncio
     import concurrent.futures
+    import contextvars
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
+    run = contextvars.copy_context().run  # the caller's context (a current span) goes along
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="forge-sync") as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(run, asyncio.run, coro).result()
