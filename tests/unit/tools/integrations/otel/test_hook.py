@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from opentelemetry import trace
@@ -368,3 +370,26 @@ def test_everything_works_without_opentelemetry() -> None:
         [sys.executable, "-c", NO_OTEL], check=True, timeout=60, capture_output=True, text=True
     )
     assert out.stdout.strip() == "ok"
+
+
+README = Path(__file__).resolve().parents[5] / "README.md"
+
+
+@pytest.mark.slow
+def test_readme_console_example_prints_the_span() -> None:
+    """The README's console-exporter example, run as a script, prints the tool's span."""
+    found = re.search(
+        r"<!-- test-in-subprocess: otel-console -->\n```python\n(.*?)\n```",
+        README.read_text(encoding="utf-8"),
+        re.DOTALL,
+    )
+    assert found is not None
+    out = subprocess.run(
+        [sys.executable, "-c", found.group(1)],
+        check=True, timeout=60, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    span = json.loads(out)
+    assert span["name"] == "execute_tool get_forecast"
+    assert span["kind"] == "SpanKind.INTERNAL"
+    assert span["attributes"]["gen_ai.operation.name"] == "execute_tool"
+    assert span["attributes"]["gen_ai.tool.type"] == "function"
