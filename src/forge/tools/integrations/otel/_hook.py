@@ -36,6 +36,9 @@ from forge.tools.execution.hooks import ExecutionHook
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
+    from opentelemetry.metrics import Meter, MeterProvider
+    from opentelemetry.trace import Tracer, TracerProvider
+
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
@@ -88,8 +91,8 @@ class OpenTelemetryHook(ExecutionHook):
     def __init__(
         self,
         *,
-        tracer_provider: Any = None,
-        meter_provider: Any = None,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
         capture_arguments: bool = False,
         capture_results: bool = False,
         max_captured_chars: int = 4096,
@@ -143,12 +146,14 @@ class OpenTelemetryHook(ExecutionHook):
             self._duration.record(time.perf_counter() - call.started, labels)
             self._calls.add(1, labels)
         if self._tracer is not None:
-            self._end_span(call, result, error)
+            self._end_span(self._tracer, call, result, error)
 
-    def _end_span(self, call: ToolInvocation, result: ToolResult, error: str | None) -> None:
+    def _end_span(
+        self, tracer: Tracer, call: ToolInvocation, result: ToolResult, error: str | None
+    ) -> None:
         held = call.state.pop(_STATE, None)
         if held is None:  # the call stopped before the hooks ran (unknown tool, bad arguments)
-            span, token = self._late_span(call), None
+            span, token = self._late_span(tracer, call), None
         else:
             span, token = held
         if error is not None:
@@ -164,9 +169,9 @@ class OpenTelemetryHook(ExecutionHook):
             self._context.detach(token)
         span.end()
 
-    def _late_span(self, call: ToolInvocation) -> Any:
+    def _late_span(self, tracer: Tracer, call: ToolInvocation) -> Any:
         elapsed_ns = int((time.perf_counter() - call.started) * 1e9)
-        return self._tracer.start_span(
+        return tracer.start_span(
             f"{OPERATION} {call.name}",
             kind=self._trace.SpanKind.INTERNAL,
             attributes=self._attributes(call),
@@ -218,7 +223,7 @@ def instrument(executor: ToolExecutor, **options: Any) -> OpenTelemetryHook:
     return hook
 
 
-def _tracer(provider: Any) -> Any:
+def _tracer(provider: TracerProvider | None) -> Tracer | None:
     """A tracer from ``provider`` or the global one; ``None`` when neither records."""
     try:
         from opentelemetry import trace
@@ -233,7 +238,7 @@ def _tracer(provider: Any) -> Any:
     return provider.get_tracer("forge.tools", forge.__version__)
 
 
-def _meter(provider: Any) -> Any:
+def _meter(provider: MeterProvider | None) -> Meter | None:
     """A meter from ``provider`` or the global one; ``None`` when neither records."""
     try:
         from opentelemetry import metrics
