@@ -67,12 +67,17 @@ class ServerThread:
         self._thread.join(30)
 
 
-@pytest.fixture
-def http_server(telemetry: Telemetry) -> Iterator[ServerThread]:
-    """Our server, whose executor traces into the test's provider, over real HTTP."""
+@pytest.fixture(params=[None, True], ids=["our-extraction", "sdk-span-kept"])
+def http_server(telemetry: Telemetry, request: pytest.FixtureRequest) -> Iterator[ServerThread]:
+    """Our server, whose executor traces into the test's provider, over real HTTP.
+
+    By default (no global provider) the server drops the SDK's span per message and runs
+    the call in the client's context itself; with ``tracing=True`` the SDK's span does it.
+    """
     registry = ToolRegistry([remote_add])
     executor = ToolExecutor(registry, hooks=[telemetry.hook()])
-    running = ServerThread(MCPToolServer(registry, executor=executor))
+    server = MCPToolServer(registry, executor=executor, tracing=request.param)
+    running = ServerThread(server)
     yield running
     running.stop()
     executor.close()
