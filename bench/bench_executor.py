@@ -76,8 +76,35 @@ def _call_cases() -> dict[str, AsyncCall | None]:
         "ours_cheap": lambda: plain.run("cheap_add", ADD_ARGS),
         "ours_thread": lambda: plain.run("add", ADD_ARGS),
     }
+    cases.update(_otel_calls())
     cases.update(_peer_calls())
     return cases
+
+
+def _otel_calls() -> dict[str, AsyncCall | None]:
+    """The OpenTelemetry hook with no provider (inert), and with the SDK recording."""
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from forge.tools.integrations.otel import OpenTelemetryHook
+    except ImportError:
+        return {"ours_otel_off": None, "ours_otel_sdk": None}
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    off = _executor(aadd, hooks=[OpenTelemetryHook()])
+    sdk = _executor(
+        aadd,
+        hooks=[OpenTelemetryHook(tracer_provider=tracer_provider, meter_provider=meter_provider)],
+    )
+    return {
+        "ours_otel_off": lambda: off.execute("aadd", **ADD_ARGS),
+        "ours_otel_sdk": lambda: sdk.execute("aadd", **ADD_ARGS),
+    }
 
 
 def _peer_calls() -> dict[str, AsyncCall | None]:
@@ -141,6 +168,12 @@ def bench_call() -> list[Row]:
         row("ours_run", "**ours** `await executor.run('aadd', args)` (info)"),
         row("ours_noop", "**ours** hook installed that overrides nothing", 1.05, vs="ours"),
         row("ours_metrics", "**ours** with `metrics=True` (info)", vs="ours"),
+        row("ours_otel_off", "**ours** `OpenTelemetryHook()`, no provider", 1.05, vs="ours"),
+        row(
+            "ours_otel_sdk",
+            "**ours** `OpenTelemetryHook`, SDK + in-memory exporter (info)",
+            vs="ours",
+        ),
         row("ours_cheap", '**ours** sync tool, `placement="inline"`'),
         row("ours_thread", "**ours** sync tool, default placement (worker thread)"),
         row("agents", f"openai-agents {version_of('openai-agents')} `on_invoke_tool`"),

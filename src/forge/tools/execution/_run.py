@@ -238,13 +238,15 @@ def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run ``coro`` on a private event loop (on a helper thread if this one runs a loop)."""
     import asyncio
     import concurrent.futures
+    import contextvars
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return _run_private(coro)
+    run = contextvars.copy_context().run  # the caller's context (a current span) goes along
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="forge-sync") as pool:
-        return pool.submit(_run_private, coro).result()
+        return pool.submit(run, _run_private, coro).result()
 
 
 def _run_private(coro: Coroutine[Any, Any, Any]) -> Any:

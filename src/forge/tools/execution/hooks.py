@@ -17,7 +17,9 @@ A hook is any object with ``before_call`` and/or ``after_call`` (subclass
 
 A hook that raises is logged; in ``before_call`` the call then fails with a
 ``tool_error`` result, in ``after_call`` the result is kept. When no hook is
-installed the executor takes a path with no hook code at all.
+installed the executor takes a path with no hook code at all, and so it does when
+every hook has an ``active`` attribute that is ``False`` when installed (a tracing
+hook with nowhere to send spans, say): such a hook is left out.
 """
 
 from __future__ import annotations
@@ -70,10 +72,12 @@ class ExecutionHook:
 
 
 def bound_methods(hooks: tuple[Any, ...], method: str) -> tuple[Any, ...]:
-    """The hooks' ``method``s that do something (the base class's no-ops are skipped)."""
+    """The hooks' ``method``s that do something (no-ops and inactive hooks are skipped)."""
     base = getattr(ExecutionHook, method)
     out = []
     for hook in hooks:
+        if getattr(hook, "active", True) is False:
+            continue
         fn = getattr(type(hook), method, None)
         if fn is not None and fn is not base:
             out.append(getattr(hook, method))

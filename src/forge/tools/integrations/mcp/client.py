@@ -22,7 +22,7 @@ import dataclasses
 import threading
 from collections.abc import Coroutine, Mapping
 from contextlib import AsyncExitStack, suppress
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import mcp_types as types
 from mcp import Client
@@ -43,6 +43,7 @@ from forge.tools.integrations.mcp._outcomes import (
     call_failure,
 )
 from forge.tools.integrations.mcp._transport import ServerSpec, Transport, is_http, shown
+from forge.tools.integrations.otel import attach_context, inject_context
 
 __all__ = ["MCPClient", "MCPConnectionError", "ServerSpec", "import_tools"]
 
@@ -199,8 +200,9 @@ class MCPClient:
         self, remote: str, arguments: Mapping[str, Any], seconds: float, backstop: float
     ) -> ToolResult:
         local = self.local_name(remote)
+        meta = inject_context()  # taken here: the client's loop runs in another thread
         try:
-            future = self._submit(self._call(local, remote, dict(arguments), seconds))
+            future = self._submit(self._call(local, remote, dict(arguments), seconds, meta))
         except MCPConnectionError as exc:
             return self._failed(local, exc, seconds).result
         try:
@@ -210,15 +212,20 @@ class MCPClient:
         return result
 
     async def _call(
-        self, local: str, remote: str, arguments: dict[str, Any], seconds: float
-    ) -> ToolResult:
-        """One ``tools/call`` on the client's loop, under the call's one deadline."""
+        self, local: str, remote: str, arguments: dict[str, Any], seconds: float,
+        meta: dict[str, str],
+    ) -> ToolResult:  # fmt: skip
+        """One ``tools/call`` on the client's loop, under the call's one deadline.
+
+        ``meta`` is the caller's trace context (`inject_context`), sent in ``_meta``.
+        """
         client, lost = self._client, self._lost
         try:
             if client is None:
                 raise MCPConnectionError("not connected (the connection was lost or closed)")
-            async with asyncio.timeout(seconds):
-                answer = await client.call_tool(remote, arguments)
+            with attach_context(meta):  # the SDK's own span, if any, is the call's child
+                async with asyncio.timeout(seconds):
+                    answer = await client.call_tool(remote, arguments, meta=_request_meta(meta))
         except Exception as exc:
             failure = self._failed(local, exc, seconds)
             if failure.lost and lost is not None:
@@ -458,6 +465,11 @@ class MCPClient:
 
     def _shown(self) -> str:
         return shown(self.server)
+
+
+def _request_meta(meta: dict[str, str]) -> types.RequestParamsMeta | None:
+    """The trace headers as a request's ``_meta`` (SEP-414: ``traceparent``, ``tracestate``)."""
+    return cast("types.RequestParamsMeta", meta) if meta else None
 
 
 def _root_cause(exc: BaseException) -> BaseException:

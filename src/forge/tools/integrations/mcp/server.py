@@ -45,6 +45,7 @@ from forge.tools.integrations.mcp._channel import ClientChannel, LogLevels
 from forge.tools.integrations.mcp._convert import call_result
 from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.runner import CLIENT, CallRunner, executor_runner
+from forge.tools.integrations.otel import attach_context
 from forge.tools.registry import EVENTS
 from forge.tools.values._readonly import thaw
 
@@ -91,7 +92,9 @@ class MCPToolServer:
         name: The server name reported to clients.
         tracing: Keep the SDK's OpenTelemetry span per message. By default only when a
             tracer provider is installed: the no-op spans otherwise cost a large share
-            of each call's CPU time.
+            of each call's CPU time. Either way a ``tools/call`` runs in the trace context
+            the client sent in ``_meta`` (``traceparent``), so the spans of an executor
+            hook (`forge.tools.integrations.otel`) continue the client's trace.
     """
 
     def __init__(
@@ -131,7 +134,8 @@ class MCPToolServer:
         self.lowlevel.add_request_handler(
             "logging/setLevel", types.SetLevelRequestParams, self._log_levels.set_level
         )
-        if not (tracing if tracing is not None else _tracing_configured()):
+        self._sdk_tracing = tracing if tracing is not None else _tracing_configured()
+        if not self._sdk_tracing:
             self.lowlevel.middleware[:] = [
                 m for m in self.lowlevel.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
             ]
@@ -185,7 +189,9 @@ class MCPToolServer:
         name = params.name
         token = CLIENT.set(ClientChannel(ctx, self._log_levels))
         try:
-            result = await self.runner(name, dict(params.arguments or {}))
+            # The SDK's span, when kept, already continues the client's trace.
+            with attach_context(None if self._sdk_tracing else params.meta):
+                result = await self.runner(name, dict(params.arguments or {}))
         finally:
             CLIENT.reset(token)
         if result.error_kind is ErrorKind.UNKNOWN_TOOL:
