@@ -138,7 +138,6 @@ class RayBackend:
         self._ray: Any = None
         self._started = False
         self._window: Limiter | None = None
-        self._unreachable: ToolResult | None = None
         self._task: Any = None
         self._nodes: tuple[float, list[dict[str, float]]] = (0.0, [])
         self._entries: OrderedDict[int, _Entry] = OrderedDict()

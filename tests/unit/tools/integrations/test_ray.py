@@ -365,3 +365,33 @@ def test_the_callers_trace_continues_in_the_worker(backend: RayBackend) -> None:
         format(span.context.trace_id, "032x"),
         format(span.context.span_id, "016x"),
     ]
+
+
+def test_the_worker_task_answers_every_outcome_as_data(backend: RayBackend) -> None:
+    """The task body (run here, as a worker runs it) never raises: each outcome is data."""
+    import pickle
+
+    from forge.tools.integrations._ray_task import Shipped, dumps, run_call
+
+    def call(invoke: Any, kwargs: dict[str, Any], box: list[Any] | None = None) -> Any:
+        key = os.urandom(8).hex()
+        box = box or [ray.put(dumps(Shipped("t", invoke)))]
+        return pickle.loads(run_call(key, box, dumps((kwargs, None, {}))))
+
+    def boom(kwargs: dict[str, Any], _ctx: Any) -> Any:
+        raise ValueError(f"no {kwargs['x']}")
+
+    def gives_up(_kwargs: dict[str, Any], _ctx: Any) -> Any:
+        raise asyncio.CancelledError
+
+    async def later(kwargs: dict[str, Any], _ctx: Any) -> Any:
+        return kwargs["x"] + 1
+
+    assert call(lambda kw, _ctx: kw["x"] * 2, {"x": 2}) == ("ok", 4)
+    assert call(later, {"x": 2}) == ("ok", 3)
+    kind, type_name, message, trace = call(boom, {"x": 1})
+    assert (kind, type_name, message) == ("error", "ValueError", "no 1")
+    assert "ValueError: no 1" in trace
+    assert call(gives_up, {}) == ("cancelled",)
+    assert call(lambda _kw, _ctx: threading.Lock(), {})[:2] == ("unsent", "lock")
+    assert call(lambda _kw, _ctx: 1, {}, [ray.put(b"not a pickle")])[0] == "unloadable"
