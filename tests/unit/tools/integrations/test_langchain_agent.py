@@ -17,7 +17,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool as lc_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from forge.tools import ToolExecutor, ToolRegistry
+from forge.tools import Image, ToolExecutor, ToolRegistry, tool
 from forge.tools.integrations.langchain import from_langchain, to_langchain_tools
 from tests.unit.tools.integrations import agent_tools as at
 
@@ -119,3 +119,25 @@ def test_langchain_tools_into_a_registry_and_back_into_their_agent() -> None:
     agent = create_agent(model, tools=to_langchain_tools(executor))
     state = agent.invoke({"messages": [{"role": "user", "content": "go"}]})
     assert state["messages"][-1].content == "saw [success]: 42"
+
+
+@tool
+def chart() -> list[Any]:
+    """Draw a chart."""
+    return ["A chart:", Image(b"\x89PNG\r\n\x1a\n", "image/png")]
+
+
+@tool(output_limit=1000)
+def long_text() -> str:
+    """Return a long text."""
+    return "x" * 5000
+
+
+def test_content_parts_and_cut_output_reach_the_model_as_text() -> None:
+    """Parts become text (an image noted as left out); an output over its limit is cut."""
+    [lc_chart, lc_long] = to_langchain_tools([chart, long_text])
+    text = lc_chart.invoke({})
+    assert text.startswith("A chart:\n[image (image/png, 8 bytes) left out: langchain")
+    cut = lc_long.invoke({})
+    assert "output cut" in cut
+    assert len(cut) <= 1000
