@@ -122,24 +122,6 @@ def anthropic_message(content: list[dict[str, Any]]) -> Any:
     })  # fmt: skip
 
 
-# -- LangChain --------------------------------------------------------------------------
-
-
-def test_langchain_example() -> None:
-    """The LangChain example converts both ways, and the claims around it hold."""
-    from langchain_core.tools import ToolException
-    from langchain_core.utils.function_calling import convert_to_openai_tool
-
-    namespace = run_block("langchain", session())
-    registry, weather = namespace["registry"], namespace["weather"]
-    assert weather.invoke({"location": "Paris"}) == WEATHER
-    assert registry.execute("multiply", {"a": 6, "b": 7}).output == 42
-    [as_openai] = registry.to_provider("openai", allowed=["get_weather"])
-    assert convert_to_openai_tool(weather) == as_openai
-    with pytest.raises(ToolException, match="unit"):
-        weather.invoke(BAD_UNIT)
-    weather.handle_tool_error = True
-    assert "unit" in weather.invoke(BAD_UNIT)
 
 
 # -- Conversion -----------------------------------------------------------------------
@@ -291,6 +273,7 @@ def test_every_tested_block_is_run() -> None:
         "turn-anthropic-stream",
         "turn-gemini-stream",
     }
+    tested |= {"frameworks-executor", "pydantic-ai", "openai-agents"}  # test_readme_frameworks
     assert set(blocks()) == tested
 
 

@@ -218,15 +218,15 @@ def _raising(call: Callable[[], ToolResult]) -> ToolResult:
 
 
 def _langchain(case: Case, _ctx: ExecutionContext | None) -> ToolResult:
-    from langchain_core.tools import ToolException
-
+    """A model's tool call: a failure is an error ToolMessage; a success, the output itself."""
     from forge.tools.integrations.langchain import to_langchain
 
     lc = to_langchain(REGISTRY.get_or_raise(case.name))
-    try:
-        return ToolResult.ok(lc.invoke(case.arguments))
-    except ToolException as exc:
-        return ToolResult.fail(str(exc))
+    call = {"name": case.name, "args": case.arguments, "id": "call_1", "type": "tool_call"}
+    message = lc.invoke(call)
+    if message.status == "error":
+        return ToolResult.fail(message.content)
+    return ToolResult.ok(lc.invoke(case.arguments))
 
 
 def _mcp_server(case: Case, ctx: ExecutionContext | None) -> ToolResult:
@@ -358,7 +358,7 @@ def test_every_entry_point_gives_the_same_result(case: str, entry: str) -> None:
     if entry == "mcp server":  # the output travels as text, the kind in _meta
         assert _outcome(got)[:3] == _outcome(expected)[:3]
         return
-    if entry == "langchain":  # LangChain's ToolException carries the message, not the kind
+    if entry == "langchain":  # LangChain's error ToolMessage carries the message, not the kind
         assert (got.success, got.error, got.output) == (
             expected.success,
             expected.error,

@@ -1051,8 +1051,8 @@ def _foreign(module: str, name: str) -> Any:
 @pytest.mark.parametrize(
     ("module", "name", "hint"),
     [
-        ("pydantic_ai.tools", "Tool", r"register\(tool\.function\)"),
-        ("agents.tool", "FunctionTool", r"@function_tool"),
+        ("pydantic_ai.tools", "Tool", r"from_pydantic_ai\(tool\)"),
+        ("agents.tool", "FunctionTool", r"from_openai_agents\(tool\)"),
         ("mcp.server.mcpserver.tools.base", "Tool", r"register\(tool\.fn\)"),
         ("mcp.types", "Tool", r"import_tools"),
     ],

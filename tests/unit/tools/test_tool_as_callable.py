@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import typing
 
@@ -62,7 +63,7 @@ def test_pydantic_ai_takes_a_tool_as_a_function() -> None:
 
     model = TestModel()
     agent = Agent(model, tools=[get_weather])
-    result = agent.run_sync("weather?")
+    result = asyncio.run(agent.run("weather?"))
     [definition] = model.last_model_request_parameters.function_tools  # type: ignore[union-attr]
     assert definition.name == "weather"
     assert definition.description == "Get the current weather."

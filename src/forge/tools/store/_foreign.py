@@ -22,11 +22,14 @@ _MCP_DEFINITION = (
     "(the tool's inputSchema) and a 'handler'"
 )
 _MCP_SERVER = "an MCP server tool: register its function instead, registry.register(tool.fn)"
-_PYDANTIC_AI = "a pydantic-ai tool: register its function instead, registry.register(tool.function)"
+_PYDANTIC_AI = (
+    "a pydantic-ai tool: convert it with "
+    "forge.tools.integrations.pydantic_ai.from_pydantic_ai(tool) (needs the pydantic-ai extra)"
+)
 _OPENAI_AGENTS = (
-    "an OpenAI Agents SDK FunctionTool: register the function you decorated with "
-    "@function_tool instead (registry.register(fn)), or a record mapping with 'name', "
-    "'description', 'parameters' (its params_json_schema) and a 'handler'"
+    "an OpenAI Agents SDK FunctionTool: convert it with "
+    "forge.tools.integrations.openai_agents.from_openai_agents(tool) (needs the "
+    "openai-agents extra)"
 )
 
 # (module prefix, class name, what it is and how to register it); the first match wins.

@@ -8,11 +8,12 @@ import sys
 from typing import Any
 
 import pytest
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import StructuredTool, ToolException
 from langchain_core.tools import tool as lc_tool
 
 from forge.core.errors import MissingDependencyError, ToolDefinitionError
-from forge.tools import ToolRegistry, tool
+from forge.tools import ToolExecutor, ToolRegistry, tool
 from forge.tools.integrations.langchain import from_langchain, to_langchain
 
 
@@ -41,20 +42,35 @@ def test_to_langchain_keeps_name_schema_and_validation() -> None:
     assert (lc.name, lc.description) == ("add", "Add two integers.")
     assert lc.args_schema == add.parameters
     assert lc.invoke({"a": 1}) == 3
-    with pytest.raises(ToolException, match="a: Input should be a valid integer"):
-        lc.invoke({"a": "1"})
-    with pytest.raises(ToolException, match="missing required parameter"):
-        lc.invoke({})
+    assert "a: Input should be a valid integer" in lc.invoke({"a": "1"})
+    assert "missing required parameter" in lc.invoke({})
 
 
 def test_async_and_failing_tools() -> None:
-    """Async tools run through ``ainvoke``; a failing handler raises ToolException."""
+    """Async tools run through ``ainvoke``; a failure is the tool's answer, an error ToolMessage."""
     assert asyncio.run(to_langchain(slow_add).ainvoke({"a": 2, "b": 3})) == 5
     assert asyncio.run(to_langchain(add).ainvoke({"a": 2})) == 4
-    with pytest.raises(ToolException, match="nope"):
-        to_langchain(boom).invoke({"x": 1})
+    assert "nope" in to_langchain(boom).invoke({"x": 1})
+    assert "Invalid arguments" in asyncio.run(to_langchain(add).ainvoke({"a": "x"}))
+    call = {"name": "boom", "args": {"x": 1}, "id": "call_9", "type": "tool_call"}
+    message = to_langchain(boom).invoke(call)
+    assert isinstance(message, ToolMessage)
+    assert (message.status, message.tool_call_id) == ("error", "call_9")
+    assert "nope" in message.content
+
+
+def test_handle_tool_error_off_raises() -> None:
+    """Turning LangChain's handle_tool_error off gives back the ToolException."""
+    lc = to_langchain(add)
+    lc.handle_tool_error = False
     with pytest.raises(ToolException, match="Invalid arguments"):
-        asyncio.run(to_langchain(add).ainvoke({"a": "x"}))
+        lc.invoke({"a": "x"})
+
+
+def test_executor_must_hold_the_tool() -> None:
+    """A tool the given executor does not hold is refused when converted."""
+    with pytest.raises(ToolDefinitionError, match="not in the executor's registry"):
+        to_langchain(add, executor=ToolExecutor(ToolRegistry([boom])))
 
 
 def test_registry_target_builds_structured_tools() -> None:

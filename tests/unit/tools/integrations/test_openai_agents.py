@@ -41,20 +41,16 @@ from tests.unit.tools.integrations import agent_tools as at
 
 
 class ScriptedModel(Model):
-    """Calls one tool, then answers with the tool output it got back; records the tools sent."""
+    """Calls one tool, then answers with the tool output it got back."""
 
     def __init__(self, name: str, arguments: dict[str, Any] | str) -> None:
         self.name = name
         self.arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
-        self.tools: list[Any] = []
 
     async def get_response(
         self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
     ) -> ModelResponse:
-        self.tools = list(args[2]) if len(args) > 2 else list(kwargs.get("tools", []))
-        outputs = [
-            i for i in input if isinstance(i, dict) and i.get("type") == "function_call_output"
-        ]
+        outputs = [i for i in input if dict(i).get("type") == "function_call_output"]
         if not outputs:
             call = ResponseFunctionToolCall(
                 type="function_call", call_id="call_1", name=self.name,
@@ -200,6 +196,7 @@ def test_rejects_other_objects() -> None:
         to_openai_agents([shout])
 
 
+@pytest.mark.slow
 def test_missing_extra_names_it() -> None:
     """Without the SDK the import error names the extra to install."""
     code = (
@@ -225,3 +222,11 @@ def test_images_go_as_tool_output_images() -> None:
     assert text == ToolOutputText(text="A chart:")
     assert isinstance(image, ToolOutputImage)
     assert image.image_url == "data:image/png;base64,iVBORw0KGgo="
+
+
+def test_the_sdk_refuses_a_tool_as_a_function() -> None:
+    """What the README says: the SDK's function_tool refuses callable wrappers, a Tool too."""
+    from agents.exceptions import UserError
+
+    with pytest.raises(UserError, match="callable wrapper"):
+        function_tool(at.get_weather)

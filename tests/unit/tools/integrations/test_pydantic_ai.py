@@ -6,8 +6,10 @@ with what the tool sent back, so each test sees exactly what the model saw.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,6 +31,16 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools import ExecutionContext, Image, ToolExecutor, ToolRegistry, tool
 from forge.tools.integrations.pydantic_ai import ForgeToolset, from_pydantic_ai, to_pydantic_ai
 from tests.unit.tools.integrations import agent_tools as at
+
+
+@pytest.fixture(autouse=True)
+def own_loop() -> Iterator[None]:
+    """The loop pydantic-ai's ``run_sync`` uses and leaves open on purpose is closed after."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    asyncio.set_event_loop(None)
+    loop.close()
 
 
 def scripted(name: str, arguments: dict[str, Any]) -> FunctionModel:
@@ -216,6 +228,7 @@ def test_to_pydantic_ai_rejects_other_objects() -> None:
         to_pydantic_ai([shout])
 
 
+@pytest.mark.slow
 def test_missing_extra_names_it() -> None:
     """Without pydantic-ai the import error names the extra to install."""
     code = (
