@@ -23,8 +23,9 @@ within its segment (``/`` is encoded, ``.`` and ``..`` are refused), and
 ``${VAR}`` may be used in the URL to choose the server. The URL's own query
 string is kept (its ``${VAR}`` values percent-encoded) and the ``query``
 parameters follow it; a list argument in the query is sent as the parameter
-repeated (``?tag=a&tag=b``). Cookies from ``cookie_params`` follow any
-configured ``Cookie`` header. Private, loopback and link-local targets are refused,
+repeated (``?tag=a&tag=b``). A configured header wins over a
+``header_params`` one of the same name; cookies from ``cookie_params`` follow
+any configured ``Cookie`` header. Private, loopback and link-local targets are refused,
 after DNS resolution and on every redirect, unless the loader is given
 ``allow_private_network`` (``True``, or the networks allowed).
 A redirect to another origin (scheme, host or port) drops the credentials:

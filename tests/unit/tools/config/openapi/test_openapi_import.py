@@ -354,3 +354,16 @@ def test_http_keys_the_import_writes_are_checked(impl: dict[str, Any], match: st
     }  # fmt: skip
     with pytest.raises(ToolDefinitionError, match=match):
         build_tool(definition, builtins=HandlerRegistry("b"), internal=HandlerRegistry("i"))
+
+
+def test_a_credential_header_replaces_a_header_parameter_of_its_name() -> None:
+    """A header parameter named like the apiKey header is left out: the credential is sent."""
+    schemes = {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}
+    parameters = [{"name": "x-key", "in": "header", "required": True, "schema": {"type": "string"}}]
+    definition = only(import_openapi(doc(
+        {"/x": {"get": op(operationId="x", parameters=parameters, security=[{"key": []}])}},
+        components={"securitySchemes": schemes},
+    ), env_prefix="A"))  # fmt: skip
+    assert definition["parameters"] == {"type": "object", "properties": {}}
+    assert definition["implementation"]["headers"] == {"X-Key": "${A_KEY}"}
+    assert "header_params" not in definition["implementation"]
