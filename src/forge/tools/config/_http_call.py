@@ -138,10 +138,11 @@ def _argument_headers(
     spec: HttpSpec, arguments: dict[str, Any], configured: dict[str, str]
 ) -> dict[str, str]:
     """The headers and cookies filled from arguments (cookies after a configured ``Cookie``)."""
+    taken = {k.lower() for k in configured}  # a configured header (a credential) wins
     out = {
         wire: _header_value(param, arguments[param])
         for wire, param in spec.header_params
-        if arguments.get(param) is not None
+        if arguments.get(param) is not None and wire.lower() not in taken
     }
     cookies = [
         f"{wire}={urllib.parse.quote(_text(arguments[param]), safe='')}"

@@ -23,8 +23,9 @@ within its segment (``/`` is encoded, ``.`` and ``..`` are refused), and
 ``${VAR}`` may be used in the URL to choose the server. The URL's own query
 string is kept (its ``${VAR}`` values percent-encoded) and the ``query``
 parameters follow it; a list argument in the query is sent as the parameter
-repeated (``?tag=a&tag=b``). Cookies from ``cookie_params`` follow any
-configured ``Cookie`` header. Private, loopback and link-local targets are refused,
+repeated (``?tag=a&tag=b``). A configured header wins over a
+``header_params`` one of the same name; cookies from ``cookie_params`` follow
+any configured ``Cookie`` header. Private, loopback and link-local targets are refused,
 after DNS resolution and on every redirect, unless the loader is given
 ``allow_private_network`` (``True``, or the networks allowed).
 A redirect to another origin (scheme, host or port) drops the credentials:
@@ -144,7 +145,8 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
     headers = check(_headers, name, impl.get("headers") or {})
     query = check(_mapping, name, "query", impl.get("query"), properties)
     body_param = check(_body_param, name, impl.get("body"), properties)
-    body = None if body_param else check(_mapping, name, "body", impl.get("body"), properties)
+    whole = isinstance(impl.get("body"), str)
+    body = None if whole else check(_mapping, name, "body", impl.get("body"), properties)
     header_params = check(_mapping, name, "header_params", impl.get("header_params"), properties)
     cookie_params = check(_mapping, name, "cookie_params", impl.get("cookie_params"), properties)
     timeout = check(_positive, name, "timeout", impl.get("timeout", DEFAULT_TIMEOUT))

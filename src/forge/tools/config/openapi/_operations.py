@@ -100,6 +100,7 @@ def operation_definition(op: Operation, name: str, settings: Settings) -> dict[s
     body = op.spec.get("requestBody")
     if body is not None:
         request.add_body(settings.converter.resolve(body))
+    request.drop_shadowed(auth.headers)
     definition: dict[str, Any] = {
         "name": name,
         "description": _description(op),
@@ -198,6 +199,13 @@ class _Request:
         self.body = name
         if required:
             self.required.append(name)
+
+    def drop_shadowed(self, credentials: Mapping[str, str]) -> None:
+        """Leave out header parameters a credential header replaces (the argument is unused)."""
+        names = {h.lower() for h in credentials}
+        for wire in [w for w in self.places["header"] if w.lower() in names]:
+            self.properties.pop(self.places["header"].pop(wire))
+        self.required = [r for r in self.required if r in self.properties]
 
     def schema(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "object", "properties": self.properties}

@@ -220,3 +220,24 @@ def test_header_arguments_cannot_inject_headers(petstore: ToolRegistry) -> None:
         with pytest.raises(ToolValidationError, match="must be printable ASCII") as caught:
             petstore.execute("deletePet", {"petId": 1, "api_key": value})
         assert caught.value.errors[0].path == "api_key"
+
+
+def test_a_configured_header_wins_over_a_header_argument(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a hand-written file, an argument cannot replace a configured credential header."""
+    from forge.tools.config import HandlerRegistry, build_tool
+
+    monkeypatch.setenv("SHOP_KEY", "secret")
+    definition = {
+        "name": "t", "description": "T.",
+        "parameters": {"type": "object", "properties": {"k": {"type": "string"},
+                                                        "r": {"type": "string"}}},
+        "implementation": {"type": "http", "url": http_server + "/x",
+                           "headers": {"X-Key": "${SHOP_KEY}"},
+                           "header_params": {"x-key": "k", "X-Request": "r"}},
+    }  # fmt: skip
+    tool = build_tool(definition, builtins=HandlerRegistry("b"), internal=HandlerRegistry("i"),
+                      allow_private_network=LOCAL)  # fmt: skip
+    got = seen(ToolRegistry([tool]), "t", {"k": "mine", "r": "7"})
+    assert (got["headers"]["x-key"], got["headers"]["x-request"]) == ("secret", "7")

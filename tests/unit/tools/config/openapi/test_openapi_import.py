@@ -332,3 +332,38 @@ def test_readme_example(
     printed = capsys.readouterr().out
     assert printed.startswith("11 ('PETSTORE_PETSTORE_AUTH', 'PETSTORE_API_KEY') [")
     assert "uploadFile" in printed
+
+
+@pytest.mark.parametrize(
+    ("impl", "match"),
+    [
+        ({"body": "absent"}, r"^http 'body' names 'absent', not a parameter \(tool 't'\)$"),
+        ({"header_params": {"X-A": "absent"}}, "http 'header_params' maps 'absent'"),
+        ({"cookie_params": 3}, "'cookie_params' must be a list of parameter names"),
+        ({"body": 3}, "or one parameter's name: its value is the whole body"),
+    ],
+)
+def test_http_keys_the_import_writes_are_checked(impl: dict[str, Any], match: str) -> None:
+    """The http keys the import relies on are checked when a file is loaded, one message each."""
+    from forge.core.errors import ToolDefinitionError
+    from forge.tools.config import HandlerRegistry, build_tool
+
+    definition = {
+        "name": "t", "description": "T.", "parameters": {"type": "object", "properties": {}},
+        "implementation": {"type": "http", "url": BASE, **impl},
+    }  # fmt: skip
+    with pytest.raises(ToolDefinitionError, match=match):
+        build_tool(definition, builtins=HandlerRegistry("b"), internal=HandlerRegistry("i"))
+
+
+def test_a_credential_header_replaces_a_header_parameter_of_its_name() -> None:
+    """A header parameter named like the apiKey header is left out: the credential is sent."""
+    schemes = {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}
+    parameters = [{"name": "x-key", "in": "header", "required": True, "schema": {"type": "string"}}]
+    definition = only(import_openapi(doc(
+        {"/x": {"get": op(operationId="x", parameters=parameters, security=[{"key": []}])}},
+        components={"securitySchemes": schemes},
+    ), env_prefix="A"))  # fmt: skip
+    assert definition["parameters"] == {"type": "object", "properties": {}}
+    assert definition["implementation"]["headers"] == {"X-Key": "${A_KEY}"}
+    assert "header_params" not in definition["implementation"]
