@@ -122,8 +122,6 @@ def anthropic_message(content: list[dict[str, Any]]) -> Any:
     })  # fmt: skip
 
 
-
-
 # -- Conversion -----------------------------------------------------------------------
 
 
