@@ -393,3 +393,21 @@ def test_readme_console_example_prints_the_span() -> None:
     assert span["kind"] == "SpanKind.INTERNAL"
     assert span["attributes"]["gen_ai.operation.name"] == "execute_tool"
     assert span["attributes"]["gen_ai.tool.type"] == "function"
+
+
+def test_metrics_without_tracing(telemetry: Telemetry) -> None:
+    """A meter provider alone gives metrics and no spans."""
+    hook = OpenTelemetryHook(meter_provider=telemetry.meter_provider)
+    assert hook.active
+    ToolExecutor(ToolRegistry([add]), hooks=[hook]).run_sync("add", {"a": 1, "b": 2})
+    assert telemetry.spans() == []
+    assert sum(p.value for p in telemetry.points("forge.tool.calls").values()) == 1
+
+
+def test_arguments_that_are_not_json_are_captured_as_text(telemetry: Telemetry) -> None:
+    """Captured arguments that JSON cannot hold (a cycle) are recorded as their repr."""
+    looped: dict[str, object] = {"a": 1}
+    looped["self"] = looped
+    executor(telemetry, capture_arguments=True).run_sync("add", looped)
+    (span,) = telemetry.spans()
+    assert str((span.attributes or {})["gen_ai.tool.call.arguments"]).startswith("{'a': 1")

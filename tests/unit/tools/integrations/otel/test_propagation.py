@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from opentelemetry import trace
+from opentelemetry import propagate, trace
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from forge.tools.integrations.otel import attach_context, inject_context
 
@@ -95,3 +97,23 @@ def test_any_carrier_is_safe(carrier: dict[str, object]) -> None:
     with attach_context(carrier):
         pass
     assert trace.get_current_span() is before
+
+
+def test_a_propagator_that_rejects_the_carrier_changes_nothing(telemetry: Telemetry) -> None:
+    """A configured propagator raising on what it reads leaves the current context alone."""
+
+    class Strict(TraceContextTextMapPropagator):
+        def extract(self, carrier: Any, context: Any = None, getter: Any = None) -> Any:
+            raise ValueError("not a header this propagator accepts")
+
+    tracer = telemetry.tracer_provider.get_tracer("test")
+    previous = propagate.get_global_textmap()
+    propagate.set_global_textmap(Strict())
+    try:
+        with (
+            tracer.start_as_current_span("caller") as caller,
+            attach_context({"traceparent": REMOTE}),
+        ):
+            assert trace.get_current_span() is caller
+    finally:
+        propagate.set_global_textmap(previous)
