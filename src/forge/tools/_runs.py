@@ -76,7 +76,7 @@ class RunMethods:
                 except ToolValidationError:
                     pass  # the engine builds the failure and its message
                 else:  # the runner has checked the output (see `_shaped`)
-                    return result if result.success else _shaped(result)
+                    return result if result.success else _shaped(result, self)
         return _raise_for(self, name, self._engine().run_sync(name, arguments, context))
 
     async def aexecute(
@@ -94,12 +94,12 @@ class RunMethods:
                 try:
                     out = await fn(**kwargs)
                 except Exception as exc:
-                    return _shaped(failure(found, exc))  # type: ignore[arg-type]
+                    return _shaped(failure(found, exc), self)  # type: ignore[arg-type]
                 except BaseException as exc:
-                    return _shaped(fault(found, exc))  # type: ignore[arg-type]
+                    return _shaped(fault(found, exc), self)  # type: ignore[arg-type]
                 if type(out) in _SCALARS and plain(out):
                     return _ok_for(out, name, None)
-                return _shaped(finish(out, name))
+                return _shaped(finish(out, name), self)
         result = await self._engine().run(name, arguments, context)
         return result if result.success else _raise_for(self, name, result)
 
@@ -220,27 +220,15 @@ def _async_fn(tool: Tool | None) -> Any:
     return None if compiled is None or compiled.validate_python is None else compiled.fn
 
 
-def _shaped(result: ToolResult) -> ToolResult:
+def _shaped(result: ToolResult, runs: Any) -> ToolResult:
     """What the engine's fast path does to a result that is not a plain success."""
     from forge.tools.execution._steps import _log_outcome, _redacted
 
     result = _checked(result)
     if not result.success:
-        result = _redacted(result, _default_redactor())
+        result = _redacted(result, runs._engine()._redact)  # the engine's default `Redaction`
         _log_outcome(result.tool_name or "?", result, None)
     return result
-
-
-_redactors: list[Any] = []
-
-
-def _default_redactor() -> Any:
-    """The default `Redaction`, compiled on the first failure (the engine's is per executor)."""
-    if not _redactors:
-        from forge.core.redaction import Redaction
-
-        _redactors.append(Redaction().compile())
-    return _redactors[0]
 
 
 def _deprecated_strict(strict: bool | None) -> None:

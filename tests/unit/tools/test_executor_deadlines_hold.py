@@ -230,3 +230,21 @@ def test_an_executor_wide_limit_is_kept_by_abandoned_threads() -> None:
     GATE.set()
     assert executor.run_sync("hold", {}, timeout=10).output == "done"
     assert gauge.peak == 1
+
+
+async def nap_async() -> str:
+    """Suspend briefly, so the call's deadline is armed."""
+    await asyncio.sleep(0.001)
+    return "rested"
+
+
+def test_private_event_loops_are_not_kept_alive_by_deadlines() -> None:
+    """Sync calls of an async tool with a deadline leave no event loop behind (soak finding)."""
+    import gc
+
+    executor = ToolExecutor(ToolRegistry([nap_async]))
+    for _ in range(30):
+        assert executor.run_sync("nap_async", {}, timeout=5).output == "rested"
+    gc.collect()
+    loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]
+    assert len(loops) <= 2

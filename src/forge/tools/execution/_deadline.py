@@ -64,7 +64,14 @@ class _Wheel:
         self._wake_at = _INF
 
     def discard(self, entry: _Entry) -> None:
-        self._entries.discard(entry)
+        entries = self._entries
+        entries.discard(entry)
+        if not entries and self._handle is not None:
+            # The timer holds its loop: kept past the last deadline it would keep the loop
+            # (the key of `_wheels`) alive for ever, one leaked loop per private event loop.
+            self._handle.cancel()
+            self._handle = None
+            self._wake_at = _INF
 
     def _schedule(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
         if self._handle is not None:

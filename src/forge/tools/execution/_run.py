@@ -85,6 +85,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 JSON_SCALARS = _SCALARS
 _HUGE_DIGITS = 4300  # Python's default int-str limit: a longer integer cannot be written as JSON
 _HUGE = 10**_HUGE_DIGITS
+_MINUS_HUGE = -_HUGE
 
 
 def _python_json(text: bytes) -> None:
@@ -98,7 +99,7 @@ def plain(out: Any) -> bool:
     cls = out.__class__
     if cls is str:
         return out.isascii()  # type: ignore[no-any-return]
-    return cls is not int or -_HUGE < out < _HUGE
+    return cls is not int or _MINUS_HUGE < out < _HUGE
 
 
 def _unsendable(out: Any) -> str | None:
@@ -108,7 +109,7 @@ def _unsendable(out: Any) -> str | None:
             out.encode("utf-8")
         except UnicodeEncodeError as exc:
             return f"str: text with a lone surrogate at index {exc.start}, which UTF-8 cannot carry"
-    elif isinstance(out, int) and not -_HUGE < out < _HUGE:
+    elif isinstance(out, int) and not _MINUS_HUGE < out < _HUGE:
         return "int: an integer of more than 4,300 digits, which JSON encoders refuse"
     return None
 
