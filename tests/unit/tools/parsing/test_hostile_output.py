@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from forge.tools import ToolCall, ToolCallAccumulator, parse_tool_calls
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
 from forge.tools.values._repair import MAX_REPAIR_CHARS
+from tests.fuzz.strategies import chunks
+from tests.fuzz.targets import check_stream
 
 # Keys the parsers and the provider detection look at, so generated payloads reach them.
 KEYS = st.sampled_from(
@@ -46,6 +48,15 @@ def test_any_json_like_payload_gives_calls_or_the_format_error(
     payload: Any, provider: str | None
 ) -> None:
     parse_or_format_error(payload, provider)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from([None, *PROVIDERS]))
+def test_any_chunk_sequence_gives_calls_or_the_format_error(
+    data: st.DataObject, provider: str | None
+) -> None:
+    """Every accumulator takes any chunk sequence: well-formed calls or ToolCallFormatError."""
+    check_stream(data.draw(chunks(provider or "auto")), provider)
 
 
 @pytest.mark.parametrize("kind", [[], {}, [1, 2], {"a": 1}])
