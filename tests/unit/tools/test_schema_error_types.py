@@ -121,3 +121,23 @@ def test_importing_a_hostile_schema_is_a_definition_error(parameters: dict[str, 
     with pytest.raises(ToolDefinitionError) as caught:
         normalize_definition({"name": "probe", "description": "d", "parameters": parameters})
     assert caught.value.tool_name == "probe"
+
+
+DRAFT_4 = "http://json-schema.org/draft-04/schema#"
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [{"type": 10**5_000},
+     {"type": "object", "properties": {"a": {"type": "number", "maximum": 10**5_000}}},
+     {"$schema": DRAFT_4, "type": "object",
+      "properties": {"a": {"type": "number", "maximum": 10**5_000, "exclusiveMaximum": True}}}],
+    ids=["type", "bound", "draft-4-bound"],
+)  # fmt: skip
+def test_a_5000_digit_integer_in_a_schema_is_a_definition_error(
+    parameters: dict[str, Any],
+) -> None:
+    """A value past Python's integer-text limit is refused by name, not a ValueError."""
+    with pytest.raises(ToolDefinitionError) as caught:
+        from_record(record(parameters))
+    assert caught.value.tool_name == "probe"

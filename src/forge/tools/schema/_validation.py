@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from forge.core._text import shown
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools.values._readonly import thaw
@@ -242,7 +243,7 @@ def check_json_schema(
         raise ToolDefinitionError(
             tool_name,
             'the parameters schema must have "type": "object" '
-            f"(got {checked.get('type')!r}); wrap single values in an object's properties",
+            f"(got {shown(checked.get('type'))}); wrap single values in an object's properties",
         )
     _check_finite(tool_name, checked)
     try:
