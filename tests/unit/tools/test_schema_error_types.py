@@ -88,3 +88,56 @@ def test_strict_export_of_a_reference_cycle(provider: str, schema: dict[str, Any
     assert caught.value.keyword == "$ref"
     [definition] = registry.to_provider(provider, strict=True)
     assert "probe" in str(definition)
+
+
+@pytest.mark.parametrize(
+    "node", [{"const": float("inf")}, {"type": "number", "maximum": float("nan")},
+             {"enum": [1.0, float("-inf")]}, {"default": float("nan")}],
+)  # fmt: skip
+def test_nan_and_infinities_in_a_schema_are_a_definition_error(node: dict[str, Any]) -> None:
+    """A schema holding NaN or an infinity is refused: no provider's JSON can carry it."""
+    with pytest.raises(ToolDefinitionError, match="NaN and infinities") as caught:
+        from_record(record({"type": "object", "properties": {"a": node}}))
+    assert caught.value.tool_name == "probe"
+
+
+def deep_items(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        node = {"type": "array", "items": node}
+    return node
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [{"type": 10**5_000}, {"type": "object", "properties": {"a": deep_items(3_000)}},
+     {"type": "object", "properties": {"a": {"type": "string", "enum": [10**5_000]}}}],
+    ids=["huge-type", "deep", "huge-enum"],
+)  # fmt: skip
+def test_importing_a_hostile_schema_is_a_definition_error(parameters: dict[str, Any]) -> None:
+    """normalize_definition refuses 5,000-digit values and 3,000-deep schemas by name."""
+    from forge.tools.importers.normalize import normalize_definition
+
+    with pytest.raises(ToolDefinitionError) as caught:
+        normalize_definition({"name": "probe", "description": "d", "parameters": parameters})
+    assert caught.value.tool_name == "probe"
+
+
+DRAFT_4 = "http://json-schema.org/draft-04/schema#"
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [{"type": 10**5_000},
+     {"type": "object", "properties": {"a": {"type": "number", "maximum": 10**5_000}}},
+     {"$schema": DRAFT_4, "type": "object",
+      "properties": {"a": {"type": "number", "maximum": 10**5_000, "exclusiveMaximum": True}}}],
+    ids=["type", "bound", "draft-4-bound"],
+)  # fmt: skip
+def test_a_5000_digit_integer_in_a_schema_is_a_definition_error(
+    parameters: dict[str, Any],
+) -> None:
+    """A value past Python's integer-text limit is refused by name, not a ValueError."""
+    with pytest.raises(ToolDefinitionError) as caught:
+        from_record(record(parameters))
+    assert caught.value.tool_name == "probe"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from forge.core._text import article
+from forge.core._text import article, shown
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
 from forge.tools.formats.names import NameMap
@@ -126,13 +126,16 @@ def normalize_schema(schema: Any, tool: str = "<schema>") -> tuple[dict[str, Any
 def _root(schema: Any, notes: _Notes) -> dict[str, Any]:
     if not isinstance(schema, Mapping):
         raise notes.reject("parameters", f"must be a JSON object, got {type(schema).__name__}")
-    out = _node(copy.deepcopy(dict(schema)), "parameters", notes)
+    try:
+        out = _node(copy.deepcopy(dict(schema)), "parameters", notes)
+    except RecursionError:
+        raise notes.reject("parameters", "nests too deeply; flatten it") from None
     if "type" not in out and "properties" in out:
         notes.warn("parameters.type", "missing; set to 'object'")
         out["type"] = "object"
     if out.get("type") != "object":
         got = out.get("type")
-        raise notes.reject("parameters.type", f"the parameters must be an object, got {got!r}")
+        raise notes.reject("parameters.type", f"the parameters must be an object, got {shown(got)}")
     out.setdefault("properties", {})
     from forge.tools.schema._validation import check_json_schema
 
@@ -144,7 +147,7 @@ def _root(schema: Any, notes: _Notes) -> dict[str, Any]:
 
 def _node(node: Any, path: str, notes: _Notes) -> dict[str, Any]:
     if not isinstance(node, dict):
-        raise notes.reject(path, f"a schema must be a JSON object, got {node!r}")
+        raise notes.reject(path, f"a schema must be a JSON object, got {shown(node)}")
     if "type" in node:
         _type(node, path, notes)
     if "properties" in node:
@@ -164,7 +167,9 @@ def _node(node: Any, path: str, notes: _Notes) -> dict[str, Any]:
     if "default" in node:
         _default(node, path, notes)
     if "optional" in node:
-        notes.warn(f"{path}.optional", f"non-standard 'optional': {node['optional']!r} removed")
+        notes.warn(
+            f"{path}.optional", f"non-standard 'optional': {shown(node['optional'])} removed"
+        )
         del node["optional"]
     return node
 
@@ -175,19 +180,19 @@ def _type(node: dict[str, Any], path: str, notes: _Notes) -> None:
     mapped: list[str] = []
     for kind in listed:
         if not isinstance(kind, str):
-            raise notes.reject(f"{path}.type", f"a type must be a string, got {kind!r}")
+            raise notes.reject(f"{path}.type", f"a type must be a string, got {shown(kind)}")
         if kind in JSON_TYPES:
             mapped.append(kind)
         elif kind in TYPE_ALIASES:
             target = TYPE_ALIASES[kind]
-            notes.warn(f"{path}.type", f"{kind!r} -> {target or 'any value'!r}")
+            notes.warn(f"{path}.type", f"{shown(kind)} -> {target or 'any value'!r}")
             if target is None:
                 del node["type"]
                 return
             mapped.append(target)
         else:
             known = ", ".join(sorted(JSON_TYPES | set(TYPE_ALIASES) - {""}))
-            raise notes.reject(f"{path}.type", f"unknown type {kind!r}; known: {known}")
+            raise notes.reject(f"{path}.type", f"unknown type {shown(kind)}; known: {known}")
     node["type"] = mapped if isinstance(kinds, list) else mapped[0]
 
 
@@ -197,15 +202,15 @@ def _object(node: dict[str, Any], path: str, notes: _Notes) -> None:
         raise notes.reject(f"{path}.properties", "must map names to schemas")
     required = node.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise notes.reject(f"{path}.required", f"must be a list of names, got {required!r}")
+        raise notes.reject(f"{path}.required", f"must be a list of names, got {shown(required)}")
     for key, sub in props.items():
         if isinstance(sub, dict) and _truthy(sub.get("optional")) and key in required:
-            notes.warn(f"{path}.required", f"{key!r} is marked optional; no longer required")
+            notes.warn(f"{path}.required", f"{shown(key)} is marked optional; no longer required")
             required = [r for r in required if r != key]
         props[key] = _node(sub, f"{path}.properties.{key}", notes)
     kept = [r for r in dict.fromkeys(required) if r in props]
     for gone in [r for r in required if r not in props]:
-        notes.warn(f"{path}.required", f"{gone!r} is not a property; removed from required")
+        notes.warn(f"{path}.required", f"{shown(gone)} is not a property; removed from required")
     if "required" in node or kept:
         node["required"] = kept
 
@@ -244,7 +249,7 @@ def _coerce(value: Any, kind: Any) -> tuple[bool, Any]:
 def _enum(node: dict[str, Any], path: str, notes: _Notes) -> None:
     values, kind = node["enum"], node.get("type")
     if not isinstance(values, list) or not values:
-        raise notes.reject(f"{path}.enum", f"must be a non-empty list, got {values!r}")
+        raise notes.reject(f"{path}.enum", f"must be a non-empty list, got {shown(values)}")
     if kind is None or all(_matches(v, kind) for v in values):
         return
     if kind == "array":
@@ -257,17 +262,20 @@ def _enum(node: dict[str, Any], path: str, notes: _Notes) -> None:
     leftovers = [v for v in converted if not _matches(v, kind)]
     if len(leftovers) < len(values) and converted != values:
         notes.warn(
-            f"{path}.enum", f"values that spell {article(kind)} were converted: {converted!r}"
+            f"{path}.enum", f"values that spell {article(kind)} were converted: {shown(converted)}"
         )
         node["enum"] = converted
     if not leftovers:
         return
     if all(isinstance(v, str) for v in leftovers) and isinstance(kind, str):
         widened = "string" if len(leftovers) == len(values) else [kind, "string"]
-        notes.warn(f"{path}.type", f"{kind!r} -> {widened!r} to admit the enum {leftovers!r}")
+        notes.warn(
+            f"{path}.type",
+            f"{shown(kind)} -> {shown(widened)} to admit the enum {shown(leftovers)}",
+        )
         node["type"] = widened
     else:
-        notes.warn(f"{path}.type", f"{kind!r} removed: the enum {values!r} mixes types")
+        notes.warn(f"{path}.type", f"{shown(kind)} removed: the enum {shown(values)} mixes types")
         del node["type"]
 
 
@@ -275,28 +283,29 @@ def _default(node: dict[str, Any], path: str, notes: _Notes) -> None:
     value, kind = node["default"], node.get("type")
     enum = node.get("enum")
     if isinstance(enum, list) and value not in enum and (kind is None or _matches(value, kind)):
-        notes.warn(f"{path}.enum", f"the default {value!r} was added to the enum")
+        notes.warn(f"{path}.enum", f"the default {shown(value)} was added to the enum")
         node["enum"] = [*enum, value]
     if kind is None or _matches(value, kind):
         return
     if value is None:
-        notes.warn(f"{path}.type", f"{kind!r} also allows null: the default is null")
+        notes.warn(f"{path}.type", f"{shown(kind)} also allows null: the default is null")
         node["type"] = [*kind, "null"] if isinstance(kind, list) else [kind, "null"]
         if "enum" in node and None not in node["enum"]:
             node["enum"] = [*node["enum"], None]
         return
     ok, coerced = _coerce(value, kind)
     if ok:
-        notes.warn(f"{path}.default", f"{value!r} converted to {coerced!r}")
+        notes.warn(f"{path}.default", f"{shown(value)} converted to {shown(coerced)}")
         node["default"] = coerced
         return
     if isinstance(value, str) and kind in ("integer", "number", "boolean"):
         notes.warn(
-            f"{path}.type", f"{kind!r} -> [{kind!r}, 'string'] to admit the default {value!r}"
+            f"{path}.type",
+            f"{shown(kind)} -> [{shown(kind)}, 'string'] to admit the default {shown(value)}",
         )
         node["type"] = [kind, "string"]
         if isinstance(enum, list) and value not in enum:
             node["enum"] = [*enum, value]
         return
-    notes.warn(f"{path}.default", f"{value!r} is not of type {kind}; removed")
+    notes.warn(f"{path}.default", f"{shown(value)} is not of type {kind}; removed")
     del node["default"]

@@ -22,7 +22,7 @@ from typing import Any
 from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.parsing._partial_args import PartialArguments
-from forge.tools.values._repair import quote
+from forge.tools.values._repair import QUOTE_CHARS, quote
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["GeminiCalls", "parse", "parse_parts"]
@@ -136,7 +136,7 @@ class GeminiCalls:
         try:
             raw = json.dumps(arguments, ensure_ascii=False, default=str)
         except (ValueError, RecursionError):  # a self-referencing object from a caller
-            raw = repr(arguments)
+            raw = shown(arguments, QUOTE_CHARS)
         return ToolCall(
             str(call_id),
             streamed.name,

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from forge.core._text import shown
+
 __all__ = ["upgrade_schema"]
 
 _OLD_DRAFTS = ("draft-03", "draft-04", "draft-06", "draft-07", "2019-09")
@@ -106,7 +108,8 @@ def _exclusive(node: dict[str, Any], bound: str, where: str, notes: list[str]) -
         return
     if flag and isinstance(node.get(plain), int | float) and not isinstance(node[plain], bool):
         node[key] = node.pop(plain)
-        notes.append(f"{where}: {key}: true with {plain} {node[key]!r} became {key}: {node[key]!r}")
+        value = shown(node[key])
+        notes.append(f"{where}: {key}: true with {plain} {value} became {key}: {value}")
     else:
         del node[key]
         notes.append(f"{where}: {key}: {str(flag).lower()} (draft 4) removed: it bounds nothing")

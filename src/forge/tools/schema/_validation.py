@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
+from forge.core._text import shown
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools.values._readonly import thaw
@@ -272,8 +273,9 @@ def check_json_schema(
         raise ToolDefinitionError(
             tool_name,
             'the parameters schema must have "type": "object" '
-            f"(got {checked.get('type')!r}); wrap single values in an object's properties",
+            f"(got {shown(checked.get('type'))}); wrap single values in an object's properties",
         )
+    _check_finite(tool_name, checked)
     try:
         # an empty registry: an unknown $schema is refused instead of fetched
         jsonschema_rs.meta.validate(checked, registry=jsonschema_rs.Registry([]))
@@ -298,6 +300,22 @@ def check_json_schema(
             tool_name, f"the parameters schema cannot be compiled: {_first_line(exc)}"
         ) from None
     return checked
+
+
+def _check_finite(tool_name: str, schema: dict[str, Any]) -> None:
+    """Refuse NaN and infinities (``const: .inf``): JSON has neither, so no provider takes them."""
+    try:
+        json.dumps(schema, allow_nan=False)
+    except ValueError as exc:
+        raise ToolDefinitionError(
+            tool_name,
+            f"the parameters schema is not JSON: {exc} (NaN and infinities are not JSON numbers; "
+            "use finite numbers)",
+        ) from None
+    except RecursionError:
+        raise ToolDefinitionError(
+            tool_name, "the parameters schema nests too deeply to be JSON; flatten it"
+        ) from None
 
 
 def _no_remote(uri: str) -> Any:

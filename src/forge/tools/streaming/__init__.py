@@ -89,7 +89,7 @@ class ToolCallAccumulator:
         if isinstance(chunk, str | bytes | bytearray):
             try:
                 chunk = json.loads(chunk)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise ToolCallFormatError(f"the chunk text is not JSON: {exc}") from exc
         impl = self._impl
         if impl is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from forge.tools.parsing._common import field, items
+from forge.tools.parsing._common import ToolCallFormatError, field, items
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
 
@@ -78,7 +78,7 @@ class ChatAccumulator:
         if not isinstance(index, int | str):
             index = None
         call_id = field(fragment, "id")
-        call_id = str(call_id) if isinstance(call_id, str | int) else None
+        call_id = _id_text(call_id)
         if call_id in ("", "null"):  # mistralai's default id is the text "null"
             call_id = None
         slot = self._find(index, call_id)
@@ -108,6 +108,20 @@ class ChatAccumulator:
                 self._by_index[index] = slot
         self._last = slot
         return slot
+
+
+def _id_text(call_id: Any) -> str | None:
+    """A streamed id as text (some servers send integers), ``None`` for anything else."""
+    if isinstance(call_id, str):
+        return call_id
+    if not isinstance(call_id, int):
+        return None
+    try:
+        return str(call_id)
+    except ValueError:  # past Python's 4300-digit limit
+        raise ToolCallFormatError(
+            "a streamed tool call id is an integer of more than 4300 digits; ids are strings"
+        ) from None
 
 
 def _first_choice(choices: list[Any]) -> Any:

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from forge.core._text import article
+from forge.core._text import article, shown
 
 __all__ = ["Decoded", "decode_arguments"]
 
@@ -88,7 +88,9 @@ def decode_arguments(raw: Any) -> Decoded:
         except UnicodeDecodeError:
             return _invalid("The arguments are not UTF-8 text", repr(bytes(raw)))
     if not isinstance(raw, str):
-        return _invalid(f"The arguments must be a JSON object, not {_kind(raw)}", repr(raw))
+        return _invalid(
+            f"The arguments must be a JSON object, not {_kind(raw)}", shown(raw, QUOTE_CHARS)
+        )
     try:
         value = fast_loads(raw)
     except (ValueError, RecursionError):

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from forge.tools import ToolCall, ToolCallAccumulator, parse_tool_calls
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
 from forge.tools.values._repair import MAX_REPAIR_CHARS
+from tests.fuzz.strategies import chunks
+from tests.fuzz.targets import check_stream
 
 # Keys the parsers and the provider detection look at, so generated payloads reach them.
 KEYS = st.sampled_from(
@@ -46,6 +48,15 @@ def test_any_json_like_payload_gives_calls_or_the_format_error(
     payload: Any, provider: str | None
 ) -> None:
     parse_or_format_error(payload, provider)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from([None, *PROVIDERS]))
+def test_any_chunk_sequence_gives_calls_or_the_format_error(
+    data: st.DataObject, provider: str | None
+) -> None:
+    """Every accumulator takes any chunk sequence: well-formed calls or ToolCallFormatError."""
+    check_stream(data.draw(chunks(provider or "auto")), provider)
 
 
 @pytest.mark.parametrize("kind", [[], {}, [1, 2], {"a": 1}])
@@ -230,3 +241,32 @@ def test_an_error_quoting_an_unshowable_value_is_still_a_format_error(
     if provider == "gemini":  # the stream's chunks go through the same part parser
         with pytest.raises(ToolCallFormatError):
             ToolCallAccumulator(provider).add({"candidates": [{"content": {"parts": payload}}]})
+
+
+def openai_chunk(call_id: Any = "c1", arguments: Any = "{}") -> dict[str, Any]:
+    fragment = {"index": 0, "id": call_id, "type": "function",
+                "function": {"name": "f", "arguments": arguments}}  # fmt: skip
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}}]}
+
+
+def test_a_streamed_integer_id_past_the_digit_limit_is_a_format_error() -> None:
+    """An OpenAI stream id of 5,000 digits is the format error, not a ValueError."""
+    with pytest.raises(ToolCallFormatError, match="4300 digits"):
+        ToolCallAccumulator("openai").add(openai_chunk(call_id=10**5_000))
+
+
+def test_streamed_arguments_that_are_a_huge_integer_flag_the_call() -> None:
+    """Arguments that are a 5,000-digit integer give a flagged call with a string id."""
+    accumulator = ToolCallAccumulator("openai")
+    accumulator.add(openai_chunk(arguments=10**5_000))
+    (call,) = accumulator.finish()
+    assert call.id == "c1"
+    assert call.argument_error is not None
+    assert "must be a JSON object" in call.argument_error
+
+
+@pytest.mark.parametrize("provider", [None, "openai", "anthropic", "bedrock", "gemini"])
+def test_chunk_text_nested_past_the_parser_is_a_format_error(provider: str | None) -> None:
+    """A chunk given as text nested 100,000 deep is the format error, not a RecursionError."""
+    with pytest.raises(ToolCallFormatError, match="not JSON"):
+        ToolCallAccumulator(provider).add("[" * 100_000 + "]" * 100_000)
