@@ -349,3 +349,13 @@ def test_limits_must_be_positive_numbers(field: str, value: Any) -> None:
 def test_session_ids_flow_as_json() -> None:
     """The raw initialize body is the one the SDK accepts (a guard for the helpers above)."""
     assert json.loads(json.dumps(INIT))["method"] == "initialize"
+
+
+def test_the_command_line_takes_allowed_hosts(capsys: pytest.CaptureFixture[str]) -> None:
+    """`serve --allowed-host` reaches the server: a bad one exits 1 naming it."""
+    from forge.cli import main
+
+    code = main(["serve", "--transport", "http", "--port", "0", "--allowed-host", "a.example",
+                 "--allowed-host", "http://b.example"])  # fmt: skip
+    assert code == 1
+    assert "allowed host 'http://b.example'" in capsys.readouterr().err
