@@ -5,8 +5,9 @@ default file-descriptor limit of a Linux system (soft ``RLIMIT_NOFILE`` 1,024). 
 
 1. **Slow sockets.** This process opens ``--slow-sockets`` connections (default 1,000), each
    sending half a request and stalling. While they stall, an authenticated client (the
-   official `mcp` client) runs ``initialize`` + ``tools/call`` a few times; its worst time is
-   reported next to the same client's time on an idle server.
+   official `mcp` client, with the 2025-11-25 handshake that opens a session) runs
+   ``initialize`` + ``tools/call`` a few times; its worst time is reported next to the same
+   client's time on an idle server.
 2. **Initialize flood.** One client (source address 127.0.0.2) sends ``--initializes``
    ``initialize`` requests (default 10,000); a second client (127.0.0.1) then runs
    ``initialize`` + ``tools/call``. Refusals (503), the server's RSS and file descriptors
@@ -140,7 +141,7 @@ async def authenticated_call(url: str, token: str) -> float:
     auth = {"Authorization": f"Bearer {token}"}
     async with (
         create_mcp_http_client(headers=auth) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
     ):
         result = await client.call_tool("add", {"a": 1, "b": 2})
         if result.is_error or result.structured_content != {"result": 3}:

@@ -129,7 +129,7 @@ def serve(
         raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
     if transport == "http":
         check_bind(host, token)
-        HostPolicy(host, allowed_hosts)
+        HostPolicy(host, allowed_hosts)  # a bad allowed host fails before anything starts
     app = server if server is not None else MCPToolServer(registry)
     try:
         if transport == "stdio":
