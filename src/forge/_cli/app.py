@@ -387,6 +387,10 @@ def serve(
         "127.0.0.1"
     ),
     port: Annotated[int, typer.Option(min=0, max=65535, help="HTTP port (0: any free).")] = 8765,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(help="A host name clients may reach the HTTP server by ('*': any)."),
+    ] = None,
     spec: ToolsOpt = None,
     strict_config: StrictOpt = False,
     allow_private: PrivateOpt = False,
@@ -394,7 +398,9 @@ def serve(
     """Serve the tools over MCP (stdio or streamable HTTP at /mcp).
 
     HTTP requires 'Authorization: Bearer <token>' when FORGE_TOOLS_TOKEN is set,
-    and refuses a non-loopback --host without it. Ctrl+C or SIGTERM stops it.
+    and refuses a non-loopback --host without one of 16 characters or more.
+    Requests naming another host than the bind address, loopback or an
+    --allowed-host are refused. Ctrl+C or SIGTERM stops it.
     """
     if transport not in ("stdio", "http"):
         raise Failure(EXIT_USAGE, f"--transport must be 'stdio' or 'http', not {transport!r}")
@@ -403,7 +409,10 @@ def serve(
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
     registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
-    code = run_serve(registry, transport=transport, host=host, port=port)  # type: ignore[arg-type]
+    code = run_serve(
+        registry, transport=transport, host=host, port=port,  # type: ignore[arg-type]
+        allowed_hosts=allowed_host or (),
+    )  # fmt: skip
     if code != EXIT_OK:
         raise typer.Exit(code)
 

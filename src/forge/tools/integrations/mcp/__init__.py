@@ -21,6 +21,7 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
 from forge.tools.integrations.mcp._outcomes import MCPConnectionError
 from forge.tools.integrations.mcp.client import MCPClient, import_tools
+from forge.tools.integrations.mcp.limits import HttpLimits
 from forge.tools.integrations.mcp.runner import (
     CallRunner,
     call_context,
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_PORT",
     "TOKEN_ENV",
     "CallRunner",
+    "HttpLimits",
     "InsecureBindError",
     "MCPClient",
     "MCPConnectionError",

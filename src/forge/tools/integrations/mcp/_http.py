@@ -34,12 +34,14 @@ def is_loopback(host: str) -> bool:
 class BearerAuth:
     """ASGI middleware answering 401 to HTTP requests without ``Authorization: Bearer <token>``.
 
-    Pure ASGI (no response buffering), so streamed responses pass through untouched.
+    Pure ASGI (no response buffering), so streamed responses pass through untouched. It
+    answers before the body is read and before any session exists. The token is compared
+    in constant time.
     """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the token of HTTP requests, then hand them to the wrapped app."""
@@ -63,9 +65,12 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
     def _authorized(self, scope: Scope) -> bool:
+        """Whether the first ``Authorization`` is ``Bearer <token>`` (scheme in any case)."""
         for key, value in scope.get("headers", ()):
             if key == b"authorization":
-                return hmac.compare_digest(value, self._expected)
+                scheme, _, credentials = value.strip().partition(b" ")
+                matches = hmac.compare_digest(credentials.lstrip(b" "), self._token)
+                return scheme.lower() == b"bearer" and matches
         return False
 
 

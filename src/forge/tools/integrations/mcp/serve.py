@@ -2,7 +2,9 @@
 
 HTTP binds to 127.0.0.1 by default. A bearer token (``FORGE_TOOLS_TOKEN`` for
 the command line) is then required on every request; binding to any other
-address without a token is refused. SIGINT and SIGTERM stop the server cleanly.
+address without a token, or with a short one, is refused. Requests naming a
+host that is not allowed are refused (DNS rebinding), and `HttpLimits` bound
+what one client can hold. SIGINT and SIGTERM stop the server cleanly.
 """
 
 from __future__ import annotations
@@ -14,23 +16,30 @@ import signal
 import socket
 import stat
 import sys
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from types import FrameType
 from typing import Any, Literal
 
 import uvicorn
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 
 from forge.core.errors import ForgeError
 from forge.tools import ToolRegistry, ToolView
+from forge.tools.integrations.mcp._connections import guarded_protocol
+from forge.tools.integrations.mcp._disconnects import CancelOnDisconnect
 from forge.tools.integrations.mcp._events import DEFAULT_RETRY_MS, RecentEvents
+from forge.tools.integrations.mcp._hosts import HostGuard, HostPolicy
 from forge.tools.integrations.mcp._http import BearerAuth, HttpServer, is_loopback
+from forge.tools.integrations.mcp._sessions import SessionBudget
+from forge.tools.integrations.mcp.limits import HttpLimits
 from forge.tools.integrations.mcp.server import MCPToolServer
 
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "MCP_PATH",
+    "MIN_TOKEN_LENGTH",
     "TOKEN_ENV",
     "InsecureBindError",
     "check_bind",
@@ -44,6 +53,8 @@ DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 TOKEN_ENV = "FORGE_TOOLS_TOKEN"
 """The environment variable the command line reads the bearer token from."""
+MIN_TOKEN_LENGTH = 16
+"""The shortest token accepted for a bind beyond loopback."""
 SHUTDOWN_GRACE_SECONDS = 2
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -57,18 +68,35 @@ class InsecureBindError(ForgeError, ValueError):
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to expose the tools beyond this machine without a token.
+    """Refuse to expose the tools beyond this machine without a usable token.
+
+    A token must not contain whitespace or control characters (it could not be sent in a
+    header); beyond loopback it must be there and at least `MIN_TOKEN_LENGTH` characters.
 
     Raises:
-        InsecureBindError: ``host`` is not a loopback address and ``token`` is empty.
+        InsecureBindError: A token that breaks these rules, named without showing it.
     """
-    if token or is_loopback(host):
+    if token and any(c.isspace() or not c.isprintable() for c in token):
+        raise InsecureBindError(
+            f"refusing to serve on {host!r}: the bearer token contains whitespace or control "
+            f"characters (a trailing newline, say), which cannot be sent in an Authorization "
+            f"header. Set {TOKEN_ENV} to the token alone"
+        )
+    if is_loopback(host):
         return
-    raise InsecureBindError(
-        f"refusing to serve on {host!r} without a bearer token: anyone who can reach it could "
-        f"call the tools. Set {TOKEN_ENV} to a secret (clients then send "
-        f"'Authorization: Bearer <token>'), or bind to 127.0.0.1"
-    )
+    if not token:
+        raise InsecureBindError(
+            f"refusing to serve on {host!r} without a bearer token: anyone who can reach it "
+            f"could call the tools. Set {TOKEN_ENV} to a secret (clients then send "
+            f"'Authorization: Bearer <token>'), or bind to 127.0.0.1"
+        )
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise InsecureBindError(
+            f"refusing to serve on {host!r} with a bearer token of {len(token)} characters: "
+            f"beyond loopback it must have at least {MIN_TOKEN_LENGTH}, so it cannot be "
+            f"guessed. Set {TOKEN_ENV} to a random secret, e.g. the output of "
+            "'python -c \"import secrets; print(secrets.token_urlsafe(32))\"'"
+        )
 
 
 def serve(
@@ -79,8 +107,13 @@ def serve(
     port: int = DEFAULT_PORT,
     token: str | None = None,
     server: MCPToolServer | None = None,
+    allowed_hosts: Sequence[str] = (),
+    limits: HttpLimits | None = None,
 ) -> None:
     """Serve ``registry`` until the client disconnects (stdio) or SIGINT/SIGTERM arrives.
+
+    Over HTTP, ``allowed_hosts`` are host names to answer besides the bind address's own
+    (see `serve_http`) and ``limits`` bound what each client may hold.
 
     Sync tools that outlived their timeout may still be running on the executor's
     daemon worker threads when this returns: they are abandoned, not waited for.
@@ -89,19 +122,23 @@ def serve(
     mid-exit); when the server stops otherwise, the caller's handlers are restored.
 
     Raises:
-        InsecureBindError: HTTP on a non-loopback ``host`` without ``token``.
-        ValueError: An unknown ``transport``.
+        InsecureBindError: HTTP on a non-loopback ``host`` without a long enough ``token``.
+        ValueError: An unknown ``transport``, or an allowed host that is not a host name.
     """
     if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
     if transport == "http":
         check_bind(host, token)
+        HostPolicy(host, allowed_hosts)  # a bad allowed host fails before anything starts
     app = server if server is not None else MCPToolServer(registry)
     try:
         if transport == "stdio":
             asyncio.run(_until_signalled(serve_stdio(app)))
         else:
-            asyncio.run(_until_signalled(serve_http(app, host=host, port=port, token=token)))
+            http = serve_http(
+                app, host=host, port=port, token=token, allowed_hosts=allowed_hosts, limits=limits
+            )
+            asyncio.run(_until_signalled(http))
     finally:
         if server is None:
             app.close()
@@ -168,27 +205,44 @@ async def serve_http(
     port: int = DEFAULT_PORT,
     token: str | None = None,
     on_started: Callable[[str, int], None] | None = None,
+    allowed_hosts: Sequence[str] = (),
+    limits: HttpLimits | None = None,
 ) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` until cancelled.
 
     SSE responses start with a priming event and a ``retry`` interval, and the
-    last events are kept so a client whose stream dropped can resume it.
+    last events are kept so a client whose stream dropped can resume it. Requests
+    must name the server by a loopback name or address (a loopback ``host``), by
+    any IP address or by ``host`` itself (another bind), or by one of
+    ``allowed_hosts`` (``"*"``: any); others get 421 (``Host``) or 403 (``Origin``).
+    A call whose client disconnected is cancelled unless the client resumes its
+    stream within ``limits.disconnect_grace``.
 
     Raises:
-        InsecureBindError: A non-loopback ``host`` without ``token``.
+        InsecureBindError: A non-loopback ``host`` without a long enough ``token``.
+        ValueError: An allowed host that is not a host name or an address.
         OSError: The address cannot be listened on.
     """
     check_bind(host, token)
-    app: Any = server.lowlevel.streamable_http_app(
+    limits = limits or HttpLimits()
+    sdk_app: Any = server.lowlevel.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,
         event_store=RecentEvents(),
         retry_interval=DEFAULT_RETRY_MS,
+        session_idle_timeout=limits.session_idle_timeout,
+        max_sessions=limits.max_sessions + limits.max_connections,  # ours are enforced first
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
+    cancelling = CancelOnDisconnect(sdk_app, limits.disconnect_grace)
+    app: Any = SessionBudget(cancelling, limits)
     if token:
         app = BearerAuth(app, token)
+    app = HostGuard(app, HostPolicy(host, allowed_hosts))
+    protocol, _ = guarded_protocol(limits)
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", lifespan="on",
+        app, host=host, port=port, log_level="warning", lifespan="on", http=protocol,
+        timeout_keep_alive=limits.keep_alive_timeout,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )  # fmt: skip
     http = HttpServer(config, on_started=on_started or _announce_url)
@@ -200,6 +254,8 @@ async def serve_http(
             raise
         except SystemExit:  # uvicorn exits the process when it cannot listen
             raise OSError(f"the address is in use or not available (port {port})") from None
+        finally:
+            await cancelling.aclose()
 
 
 def _announce_url(host: str, port: int) -> None:

@@ -363,9 +363,9 @@ def test_loopback_detection(host: str, expected: bool) -> None:
 
 
 def test_check_bind_needs_a_token_beyond_loopback() -> None:
-    """check_bind allows loopback, or any host with a token, and refuses the rest."""
+    """check_bind allows loopback, or any host with a long enough token, and refuses the rest."""
     check_bind("127.0.0.1", None)
-    check_bind("0.0.0.0", "secret")
+    check_bind("0.0.0.0", "a-secret-of-16-chars")
     with pytest.raises(InsecureBindError, match="without a bearer token"):
         check_bind("0.0.0.0", None)
 
