@@ -17,14 +17,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
+import ray
 from pydantic import AfterValidator
 
 from forge.tools import ExecutionContext, ToolCall, ToolExecutor, ToolRegistry, tool
+from forge.tools.integrations.ray import RayBackend, RemoteFallbackWarning
 from tests.unit.tools.test_engine_rules import CASES, REGISTRY, _outcome, _reference
-
-ray = pytest.importorskip("ray")
-
-from forge.tools.integrations.ray import RayBackend, RemoteFallbackWarning  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -344,10 +342,11 @@ def trace_ids() -> list[str]:
 
 def test_the_callers_trace_continues_in_the_worker(backend: RayBackend) -> None:
     """The worker's handler runs inside the caller's execute_tool span (propagated context)."""
-    otel = pytest.importorskip("forge.tools.integrations.otel")
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from forge.tools.integrations import otel
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
