@@ -7,6 +7,7 @@ the module is skipped, and the reason is printed.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from tests.unit.tools.formats.conftest import oracles
 
 pytestmark = pytest.mark.slow  # real MCP server subprocesses started by npx
 if not node_available():
+    if os.environ.get("CI"):  # CI has Node.js: missing there is a failure, not a skip
+        pytest.fail(NODE_MISSING, pytrace=False)
     print(f"skipping the npm MCP server tests: {NODE_MISSING}")
     pytestmark = [pytestmark, pytest.mark.skip(reason=NODE_MISSING)]
 
