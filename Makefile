@@ -26,7 +26,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check src tests bench examples corpora
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q --cov=forge --cov-report=term-missing:skip-covered --cov-fail-under=90
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --cov=forge --cov-report=term-missing:skip-covered --cov-fail-under=90
 
 ## The fast part of the suite only (skips the tests marked slow: servers, subprocesses, the corpora, long property runs).
 test-fast: $(STAMP)

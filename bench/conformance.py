@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 BENCH = Path(__file__).resolve().parent
 HOME = BENCH.parent / ".cache" / "conformance"
 SUITE = "@modelcontextprotocol/conformance@0.1.16"
@@ -91,13 +93,22 @@ def install() -> tuple[Path, Path]:
     cli = HOME / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
     stamp = HOME / "installed.txt"
     wanted = f"{package}@{NODE_MAJOR} {SUITE}"
-    if not (stamp.is_file() and stamp.read_text() == wanted and node.is_file() and cli.is_file()):
+
+    def ready() -> bool:
+        return stamp.is_file() and stamp.read_text() == wanted and node.is_file() and cli.is_file()
+
+    if ready():
+        return node, cli
+    HOME.mkdir(parents=True, exist_ok=True)
+    # Test workers running side by side wait for one install instead of racing npm.
+    with FileLock(HOME.parent / "conformance.lock"):
+        if ready():
+            return node, cli
         npm = shutil.which("npm")
         if npm is None:
             raise SystemExit(
                 "npm is not installed: it is needed to install Node.js 22 and the suite"
             )
-        HOME.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             [npm, "install", "--prefix", str(HOME), "--no-audit", "--no-fund",
              "--loglevel=error", f"{package}@{NODE_MAJOR}", SUITE],

@@ -242,9 +242,16 @@ def test_private_event_loops_are_not_kept_alive_by_deadlines() -> None:
     """Sync calls of an async tool with a deadline leave no event loop behind (soak finding)."""
     import gc
 
+    before = {id(o) for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)}
     executor = ToolExecutor(ToolRegistry([nap_async]))
     for _ in range(30):
         assert executor.run_sync("nap_async", {}, timeout=5).output == "rested"
     gc.collect()
-    loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop)]
-    assert len(loops) <= 2
+    loops = [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, asyncio.AbstractEventLoop) and id(o) not in before
+    ]
+    # One loop may stay: the deadline module caches the latest loop it served.
+    holders = [type(r).__name__ for r in gc.get_referrers(loops[-1])] if len(loops) > 1 else []
+    assert len(loops) <= 1, f"{len(loops)} private loops kept alive, the last one by {holders}"

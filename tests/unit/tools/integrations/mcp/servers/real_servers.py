@@ -16,6 +16,8 @@ import sys
 import venv
 from pathlib import Path
 
+from filelock import FileLock
+
 ROOT = Path(__file__).resolve().parents[6]
 CACHE = ROOT / ".cache"
 BIN = Path(sys.executable).parent
@@ -54,14 +56,19 @@ def _sqlite_env() -> Path:
     wanted = "\n".join(SQLITE_REQUIREMENTS)
     if stamp.is_file() and stamp.read_text() == wanted:
         return home
-    shutil.rmtree(home, ignore_errors=True)
-    venv.create(home, with_pip=True)
-    subprocess.run(
-        [str(home / "bin" / "python"), "-m", "pip", "install", "--quiet", *SQLITE_REQUIREMENTS],
-        check=True,
-        timeout=600,
-    )
-    stamp.write_text(wanted)
+    home.parent.mkdir(parents=True, exist_ok=True)
+    # Test workers running side by side wait for one install instead of racing pip.
+    with FileLock(home.parent / "sqlite.lock"):
+        if stamp.is_file() and stamp.read_text() == wanted:
+            return home
+        shutil.rmtree(home, ignore_errors=True)
+        venv.create(home, with_pip=True)
+        subprocess.run(
+            [str(home / "bin" / "python"), "-m", "pip", "install", "--quiet",
+             *SQLITE_REQUIREMENTS],
+            check=True, timeout=600,
+        )  # fmt: skip
+        stamp.write_text(wanted)
     return home
 
 
