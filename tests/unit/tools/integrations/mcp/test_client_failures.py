@@ -166,8 +166,9 @@ def test_the_client_reconnects_after_an_http_server_restarts(
     first.stop()
     down = registry.execute("add", {"a": 1, "b": 2})
     assert down.success is False
-    start_http("--tools", TOOLS_SPEC, "--port", port)
-    assert wait_for(lambda: registry.execute("add", {"a": 1, "b": 2}).output == 3, seconds=90)
+    second = start_http("--tools", TOOLS_SPEC, "--port", port)
+    back = wait_for(lambda: registry.execute("add", {"a": 1, "b": 2}).output == 3, seconds=90)
+    assert back, "".join(list(second.log)[-20:])
     assert client.connected
     assert client.error is None
     assert "add" in registry

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +43,8 @@ class HttpServer:
             stdout=subprocess.DEVNULL,
             text=True,
         )
+        self.log: deque[str] = deque(maxlen=200)  # the last lines it wrote after its URL
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
         self.url = self._read_url()
 
     def _read_url(self) -> str:
@@ -52,9 +57,24 @@ class HttpServer:
             lines.append(line)
             found = URL_RE.search(line)
             if found:
+                # Keep reading: a server whose stderr pipe fills up blocks on its next log line.
+                self._drainer.start()
                 return found.group(1)
         self.stop()
         raise RuntimeError("the server did not start:\n" + "".join(lines))
+
+    def _drain(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        with contextlib.suppress(ValueError, OSError):  # closed by `stop`
+            for line in stream:
+                self.log.append(line)
+
+    def output(self) -> str:
+        """What the server wrote after its URL (the last 200 lines), once it has exited."""
+        self.process.wait(timeout=15)
+        self._drainer.join(timeout=15)
+        return "".join(self.log)
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         """Signal the server and return its exit code (killing it if it does not stop)."""
@@ -65,6 +85,8 @@ class HttpServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=15)
+        if self._drainer.is_alive():
+            self._drainer.join(timeout=15)
         if self.process.stderr is not None:
             self.process.stderr.close()
         return self.process.returncode
