@@ -30,6 +30,7 @@ SPLIT: dict[str, Literal["development", "held-out"]] = {
     "sealtools": "development",  # self-instructed APIs with parameters, multi-step requests
     "metatool": "development",  # ChatGPT plugins, one-line descriptions, paired intents
     "apibench-hf": "held-out",  # an ML model hub: task descriptions against model cards
+    "restbench": "held-out",  # REST endpoints; requests need a lookup step they do not name
 }
 DEVELOPMENT = tuple(name for name, role in SPLIT.items() if role == "development")
 HELD_OUT = tuple(name for name, role in SPLIT.items() if role == "held-out")

@@ -188,11 +188,106 @@ def apibench_hf(root: Path) -> tuple[list[Tool], list[Question]]:
     return list(tools.values()), questions
 
 
+_HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def _resolve(spec: dict[str, Any], node: Any) -> Any:
+    """Follow a local ``$ref`` (``#/components/...``) once; other nodes come back as they are."""
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        target: Any = spec
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        return target
+    return node
+
+
+def restbench(root: Path) -> tuple[list[Tool], list[Question]]:
+    """RestBench (RestGPT): TMDB and Spotify REST endpoints, multi-step requests."""
+    tools, questions = [], []
+    for api, label in (("tmdb", "TMDB"), ("spotify", "Spotify")):
+        spec = json.loads((root / "specs" / f"{api}_oas.json").read_text(encoding="utf-8"))
+        for path, item in spec["paths"].items():
+            for method in _HTTP_METHODS:
+                if method not in item:
+                    continue
+                operation = item[method]
+                summary = " ".join(str(operation.get("summary") or "").split())
+                detail = " ".join(str(operation.get("description") or "").split())
+                text = f"{summary}. {detail}" if summary and detail else summary or detail
+                properties, required = {}, []
+                for raw in [*item.get("parameters", []), *operation.get("parameters", [])]:
+                    param = _resolve(spec, raw)
+                    schema = _resolve(spec, param.get("schema") or {})
+                    properties[param["name"]] = parameter(schema.get("type"),
+                                                          param.get("description"))  # fmt: skip
+                    if param.get("required"):
+                        required.append(param["name"])
+                tools.append({"name": f"{label} {method.upper()} {path}", "description": text,
+                              "parameters": object_schema(properties, required)})  # fmt: skip
+        tasks = json.loads((root / "datasets" / f"{api}.json").read_text(encoding="utf-8"))
+        for number, task in enumerate(tasks):
+            needed = unique(f"{label} {' '.join(step.split())}" for step in task["solution"])
+            questions.append({"id": f"{api}-{number}", "query": task["query"], "tools": needed})
+    return tools, questions
+
+
+#: ACEBench categories whose ground truth names the functions to call (the agent ones record
+#: end states instead, and ``special_irrelevant`` expects no call).
+_ACEBENCH_LABELLED = (
+    "normal_atom_bool", "normal_atom_enum", "normal_atom_list", "normal_atom_number",
+    "normal_atom_object_deep", "normal_atom_object_short", "normal_multi_turn_user_adjust",
+    "normal_multi_turn_user_switch", "normal_preference", "normal_similar_api",
+    "normal_single_turn_parallel_function", "normal_single_turn_single_function",
+    "special_error_param", "special_incomplete",
+)  # fmt: skip
+_ACEBENCH_ALL = (*_ACEBENCH_LABELLED, "agent_multi_step", "agent_multi_turn", "special_irrelevant")
+_CALL_SUFFIX = re.compile(r"_\d+$")
+
+
+def acebench_zh(root: Path) -> tuple[list[Tool], list[Question]]:
+    """ACEBench, Chinese part: every distinct function of its question files, Chinese requests."""
+    data = root / "data_all" / "data_zh"
+    pool: dict[str, Tool] = {}
+    for category in sorted(_ACEBENCH_ALL):
+        for item in read_jsonl(data / f"data_{category}.json"):
+            for function in item.get("function") or []:
+                text = " ".join(str(function.get("description") or "").split())
+                schema = function.get("parameters") or object_schema({})
+                pool.setdefault(
+                    function["name"],
+                    {"name": function["name"], "description": text, "parameters": schema},
+                )
+    questions = []
+    for category in _ACEBENCH_LABELLED:
+        answers = {
+            row["id"]: row["ground_truth"]
+            for row in read_jsonl(data / "possible_answer" / f"data_{category}.json")
+        }
+        for item in read_jsonl(data / f"data_{category}.json"):
+            truth = answers.get(item["id"])
+            calls = truth[0] if isinstance(truth, list) and truth else truth
+            if not isinstance(calls, dict):
+                continue
+            names = [key if key in pool else _CALL_SUFFIX.sub("", key) for key in calls]
+            turns = re.split(r"(?m)^(user|system):", item["question"])
+            said = [
+                text.strip()
+                for who, text in zip(turns[1::2], turns[2::2], strict=True)
+                if who == "user"
+            ]
+            query = " ".join(said) if said else item["question"]
+            questions.append({"id": item["id"], "query": " ".join(query.split()),
+                              "tools": unique(names)})  # fmt: skip
+    return list(pool.values()), questions
+
+
 #: Each set: its reader and the repository path of its licence.
 SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]] = {
     "metatool": (metatool, "LICENSE"),
     "sealtools": (sealtools, "LICENSE"),
     "apibench-hf": (apibench_hf, "LICENSE"),
+    "restbench": (restbench, "LICENSE"),
+    "acebench-zh": (acebench_zh, "LICENSE.md"),
 }
 
 
