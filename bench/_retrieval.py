@@ -31,6 +31,7 @@ SPLIT: dict[str, Literal["development", "held-out"]] = {
     "metatool": "development",  # ChatGPT plugins, one-line descriptions, paired intents
     "apibench-hf": "held-out",  # an ML model hub: task descriptions against model cards
     "restbench": "held-out",  # REST endpoints; requests need a lookup step they do not name
+    "acebench-zh": "held-out",  # Chinese requests and descriptions, English function names
 }
 DEVELOPMENT = tuple(name for name, role in SPLIT.items() if role == "development")
 HELD_OUT = tuple(name for name, role in SPLIT.items() if role == "held-out")

@@ -138,7 +138,7 @@ def test_metrics_by_hand() -> None:
 
 
 def test_split_holds_out_at_least_three_sets() -> None:
-    assert len(HELD_OUT) >= 3 or len(SPLIT) < 6
+    assert len(HELD_OUT) >= 3
     assert set(SPLIT.values()) <= {"development", "held-out"}
 
 
