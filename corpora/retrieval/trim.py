@@ -281,6 +281,32 @@ def acebench_zh(root: Path) -> tuple[list[Tool], list[Question]]:
     return list(pool.values()), questions
 
 
+def toolbench(root: Path) -> tuple[list[Tool], list[Question]]:
+    """ToolBench's solvable test queries (StableToolBench): RapidAPI marketplace endpoints."""
+    tools: dict[str, Tool] = {}
+    questions = []
+    for group in ("G1_category", "G1_instruction", "G1_tool", "G2_category", "G2_instruction",
+                  "G3_instruction"):  # fmt: skip
+        path = root / "solvable_queries" / "test_instruction" / f"{group}.json"
+        for item in json.loads(path.read_text(encoding="utf-8")):
+            for api in item["api_list"]:
+                name = f"{api['tool_name']} / {api['api_name']}"
+                properties, required = {}, []
+                for kind in ("required_parameters", "optional_parameters"):
+                    for param in api.get(kind) or []:
+                        properties[param["name"]] = parameter(param.get("type"),
+                                                              param.get("description"))  # fmt: skip
+                        if kind == "required_parameters":
+                            required.append(param["name"])
+                text = " ".join(str(api.get("api_description") or "").split())
+                schema = object_schema(properties, required)
+                tools.setdefault(name, {"name": name, "description": text, "parameters": schema})
+            needed = unique(f"{tool} / {api}" for tool, api in item["relevant APIs"])
+            questions.append({"id": f"{group}-{item['query_id']}", "query": item["query"],
+                              "tools": needed})  # fmt: skip
+    return list(tools.values()), questions
+
+
 #: Each set: its reader and the repository path of its licence.
 SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]] = {
     "metatool": (metatool, "LICENSE"),
@@ -288,6 +314,7 @@ SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]]
     "apibench-hf": (apibench_hf, "LICENSE"),
     "restbench": (restbench, "LICENSE"),
     "acebench-zh": (acebench_zh, "LICENSE.md"),
+    "toolbench": (toolbench, "LICENSE"),
 }
 
 
