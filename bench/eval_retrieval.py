@@ -116,8 +116,9 @@ def wordllama(dataset: RetrievalSet) -> Ranker:
 
 def minilm(dataset: RetrievalSet) -> Ranker:
     """Cosine similarity of all-MiniLM-L6-v2 sentence embeddings."""
-    from _minilm import embed
+    from _minilm import check, embed
 
+    check()
     return _cosine_ranker(dataset, embed)
 
 
