@@ -339,7 +339,7 @@ def test_session_loop_anthropic_streamed(api: StubAPI) -> None:
         sse(anthropic_events([{"type": "text", "text": ANSWER}])),
     )  # fmt: skip
     registry: ToolRegistry = namespace()["registry"]
-    deferred = registry.deferred("anthropic", pinned=["get_weather"], max_active=4)
+    deferred = registry.deferred("anthropic", pinned=["get_weather"], max_active=6)
 
     async def loop() -> str:
         client = AsyncAnthropic()
