@@ -316,3 +316,42 @@ def test_async_turns_and_streams() -> None:
 async def aiter_of(items: list[Any]) -> AsyncIterator[Any]:
     for item in items:
         yield item
+
+
+def response_calling(provider: str, call_id: str, name: str, arguments: dict[str, Any]) -> Any:
+    """A response in ``provider``'s wire shape with one call (provider-formats.md)."""
+    text = json.dumps(arguments)
+    function = {"name": name, "arguments": text}
+    chat = {"role": "assistant", "content": "",
+            "tool_calls": [{"id": call_id, "type": "function", "function": function}]}  # fmt: skip
+    shapes: dict[str, Any] = {
+        "openai": {"choices": [{"index": 0, "message": chat}]},
+        "mistral": {"choices": [{"index": 0, "message": chat}]},
+        "ollama": {"model": "m", "done": True, "message": {"role": "assistant", "content": "",
+                   "tool_calls": [{"function": {"name": name, "arguments": arguments}}]}},
+        "openai-responses": {"output": [{"type": "function_call", "id": f"fc_{call_id}",
+                                         "call_id": call_id, "name": name, "arguments": text}]},
+        "anthropic": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call_id, "name": name, "input": arguments}]},
+        "gemini": {"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"id": call_id, "name": name, "args": arguments}}]}}]},
+        "bedrock": {"output": {"message": {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": call_id, "name": name, "input": arguments}}]}},
+            "stopReason": "tool_use"},
+    }  # fmt: skip
+    return shapes[provider]
+
+
+@pytest.mark.parametrize("provider", TURN_PROVIDERS)
+def test_every_turn_provider_searches_then_calls(provider: str) -> None:
+    """In each provider's shape: a search reveals the tool, the next turn's call runs it."""
+    session = catalogue().deferred(provider)
+    first = session.run_turn(response_calling(provider, "c1", "search_tools",
+                                              {"query": "flight"}))  # fmt: skip
+    assert first.results[0].output["tools"][0]["name"] == "flight_lookup"
+    assert first.replies
+    assert "flight_lookup" in json.dumps(session.tools())
+    second = session.run_turn(response_calling(provider, "c2", "flight_lookup",
+                                               {"query": "LIS"}))  # fmt: skip
+    assert second.results[0].output == "flight: LIS"
+    assert not second.done
