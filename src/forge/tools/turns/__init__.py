@@ -19,6 +19,10 @@ bedrock           the assistant message (``reasoningContent`` kept)
 mistral           the assistant message, as for openai
 ollama            the assistant message: ``content``, ``thinking``, ``tool_calls``
 ================  ======================================================================
+
+A provider's own tool search (deferred loading) is not a call for the client: its blocks or
+items stay in the turn, sent back unchanged, and `AssistantTurn.revealed` names the tools
+it loaded.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from forge.tools.parsing import (
     detect_provider,
     parse_tool_calls,
     resolve_provider,
+    revealed_tools,
 )
 from forge.tools.streaming import ToolCallAccumulator
 from forge.tools.turns import anthropic, bedrock, chat, gemini, responses
@@ -157,7 +162,7 @@ def read_turn(response: Any, provider: str | None = None) -> AssistantTurn:
             f"({type(exc).__name__}: {str(exc)[:200]}); pass the response as the SDK returns it"
         ) from exc
     return AssistantTurn(provider=name, items=tuple(found), calls=tuple(calls),
-                         text=_TEXTS[name](found))  # fmt: skip
+                         text=_TEXTS[name](found), revealed=_revealed(found, name))  # fmt: skip
 
 
 class TurnBuilder:
@@ -216,7 +221,15 @@ class TurnBuilder:
             )
         found = self._builder.items(calls)
         return AssistantTurn(provider=self.provider, items=tuple(found), calls=tuple(calls),
-                             text=_TEXTS[self.provider](found))  # fmt: skip
+                             text=_TEXTS[self.provider](found),
+                             revealed=_revealed(found, self.provider))  # fmt: skip
+
+
+def _revealed(found: list[dict[str, Any]], provider: str) -> tuple[str, ...]:
+    """The tools the provider's tool search revealed, read from the rebuilt turn."""
+    if provider == "anthropic":
+        return tuple(name for message in found for name in revealed_tools(message, provider))
+    return tuple(revealed_tools(found, provider))
 
 
 def read_finished(response: Any, provider: str | None = None) -> AssistantTurn:
