@@ -51,11 +51,11 @@ class Gateway:
 
     Args:
         config: The servers and options (see `load_servers`).
-        backoff: Delays between reconnect attempts (default: 0.5 s doubling up to 30 s,
-            each cut by up to half at random).
+        backoff: Delays between reconnect attempts (default: the config's ``reconnect``,
+            0.5 s doubling up to 30 s, each cut by up to half at random).
         probe_interval: Seconds between liveness probes of each connected server
-            (``None``: none; a stdio server that dies while idle is then noticed
-            only at its next call).
+            (default: the config's; ``0``: none, and a stdio server that dies while
+            idle is then noticed only at its next call).
 
     Raises:
         ServersFileError: A server the gateway cannot reach by its transport (``sse``).
@@ -66,7 +66,7 @@ class Gateway:
         config: GatewayConfig,
         *,
         backoff: Backoff | None = None,
-        probe_interval: float | None = 2.0,
+        probe_interval: float | None = None,
     ) -> None:
         for server in config.servers:
             if server.kind == "sse":
@@ -83,9 +83,10 @@ class Gateway:
         self.metrics = ExecutionMetrics()
         self.executor = ToolExecutor(self.view, permissions=self._permit, metrics=self.metrics)
         self._run = executor_runner(self.executor)
-        backoff = backoff or Backoff()
+        backoff = backoff or Backoff(first=config.reconnect_first, cap=config.reconnect_cap)
+        probe = config.probe_interval if probe_interval is None else probe_interval or None
         self.upstreams: dict[str, Upstream] = {
-            s.name: Upstream(s, self.registry, backoff=backoff, probe_interval=probe_interval)
+            s.name: Upstream(s, self.registry, backoff=backoff, probe_interval=probe)
             for s in config.servers
         }
         self._by_prefix = sorted(config.servers, key=lambda s: len(s.prefix), reverse=True)

@@ -28,7 +28,6 @@ def run_gateway(
     allowed_hosts: Sequence[str] = (),
     search_only: bool = False,
     separator: str | None = None,
-    probe_interval: float = 2.0,
 ) -> int:
     """Serve every server of ``servers`` as one MCP server until stopped; the exit code.
 
@@ -39,7 +38,7 @@ def run_gateway(
         config = load_servers(servers, separator=separator)
         if search_only:
             config = dataclasses.replace(config, search_only=True)
-        gateway = Gateway(config, probe_interval=probe_interval)
+        gateway = Gateway(config)
     except ServersFileError as exc:
         print(f"forge-tools: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

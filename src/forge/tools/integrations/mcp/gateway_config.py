@@ -11,7 +11,8 @@ the field and the variable, never the value. Keys other tools add (``autoApprove
 ``description``, ...) are ignored.
 
 Gateway options sit under ``"forge"``, at the top (``separator``, ``search_only``,
-``timeout``, ``connect_timeout``) or in an entry (``prefix``, ``timeout``,
+``timeout``, ``connect_timeout``, ``probe_interval``, ``reconnect``: ``{"first": s,
+"cap": s}``) or in an entry (``prefix``, ``timeout``,
 ``connect_timeout``, ``allow``, ``deny`` and ``tools``: per-tool ``{"timeout": s}``).
 """
 
@@ -51,7 +52,9 @@ _KINDS: dict[str, Kind] = {
     "sse": "sse",
 }
 _SERVER_OPTIONS = frozenset({"prefix", "timeout", "connect_timeout", "allow", "deny", "tools"})
-_TOP_OPTIONS = frozenset({"separator", "search_only", "timeout", "connect_timeout"})
+_TOP_OPTIONS = frozenset(
+    {"separator", "search_only", "timeout", "connect_timeout", "reconnect", "probe_interval"}
+)
 
 
 class ServersFileError(ForgeError, ValueError):
@@ -106,6 +109,12 @@ class GatewayConfig:
     """Between a server's name and its tools' names."""
     search_only: bool = False
     """Expose only ``search_tools`` and the tools it reveals (per session)."""
+    probe_interval: float = 2.0
+    """Seconds between liveness probes of each connected server."""
+    reconnect_first: float = 0.5
+    """Seconds before the first reconnect attempt (doubling after each failure)."""
+    reconnect_cap: float = 30.0
+    """The longest wait between reconnect attempts."""
 
 
 def expand_env(text: str, environ: Mapping[str, str], where: str) -> str:
@@ -201,7 +210,19 @@ def parse_servers(
                 f"{where}: two servers share the prefix {server.prefix!r}: give one a "
                 "'forge': {'prefix': ...} of its own"
             )
+    reconnect = _options(
+        options.get("reconnect", {}), frozenset({"first", "cap"}), f"{where}: 'forge.reconnect'"
+    )
+    first = _seconds(reconnect.get("first", 0.5), f"{where}: 'forge.reconnect.first'")
+    cap = _seconds(reconnect.get("cap", max(30.0, first)), f"{where}: 'forge.reconnect.cap'")
+    if cap < first:
+        raise ServersFileError(f"{where}: 'forge.reconnect.cap' is less than its 'first'")
     return GatewayConfig(
+        probe_interval=_seconds(
+            options.get("probe_interval", 2.0), f"{where}: 'forge.probe_interval'"
+        ),
+        reconnect_first=first,
+        reconnect_cap=cap,
         servers=tuple(servers),
         disabled=tuple(disabled),
         separator=sep,
