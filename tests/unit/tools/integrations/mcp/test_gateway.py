@@ -133,7 +133,7 @@ def _text(result: types.CallToolResult) -> str:
 
 async def _scenario(target: Any, setup: Setup, site: str) -> None:
     async with watched(target) as gateway:
-        names = await gateway.wait_until(lambda n: TIME_TOOLS <= n)
+        names = await gateway.wait_until(lambda n: n >= TIME_TOOLS)
         assert {"git__git_status", "fetch__fetch"} <= names
         assert not any(n.startswith("off__") for n in names)
         now = await gateway.call("time__get_current_time", {"timezone": "UTC"})
@@ -159,7 +159,7 @@ async def _scenario(target: Any, setup: Setup, site: str) -> None:
 
         before = gateway.changes
         setup.flag.unlink()
-        await gateway.wait_until(lambda n: TIME_TOOLS <= n)
+        await gateway.wait_until(lambda n: n >= TIME_TOOLS)
         assert gateway.changes > before  # restored with list_changed
         back = await gateway.call("time__convert_time", {
             "source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo",
