@@ -187,3 +187,28 @@ def test_three_servers_over_http(tmp_path: Path, site: str) -> None:
         asyncio.run(_scenario(server.url, setup, site))
     finally:
         assert server.stop() == 0
+
+
+def test_search_only_over_stdio(tmp_path: Path) -> None:
+    """--search-only: the session lists search_tools, searches, is told, then sees and calls."""
+    setup = Setup(tmp_path)
+    params = StdioServerParameters(
+        command=FORGE_TOOLS,
+        args=["serve", "--servers", str(setup.path), "--search-only"],
+        env={"PYTHONPATH": server_env()["PYTHONPATH"], "HOME": str(tmp_path)},
+    )
+
+    async def body() -> None:
+        async with watched(params) as gateway:
+            assert await gateway.names() == {"search_tools"}
+            before = gateway.changes
+            found = await gateway.call("search_tools", {"query": "git status of a repository"})
+            revealed = {row["name"] for row in json.loads(_text(found))["revealed"]}
+            assert "git__git_status" in revealed
+            names = await gateway.wait_until(lambda n: "git__git_status" in n)
+            assert gateway.changes > before
+            assert names == {"search_tools", *revealed}
+            status = await gateway.call("git__git_status", {"repo_path": str(setup.repo)})
+            assert "notes.txt" in _text(status)
+
+    asyncio.run(body())

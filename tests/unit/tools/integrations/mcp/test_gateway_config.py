@@ -175,3 +175,19 @@ def test_missing_and_broken_files(tmp_path: Path) -> None:
     broken.write_text("{nope")
     with pytest.raises(ServersFileError, match=r"broken\.json is not JSON: .* line 1"):
         load_servers(broken, {})
+
+
+def test_the_readme_example_is_a_valid_servers_file() -> None:
+    """The servers.json of the README's gateway section reads as the README says."""
+    readme = Path(__file__).resolve().parents[5] / "README.md"
+    text = readme.read_text(encoding="utf-8").split("<!-- servers.json -->\n```json\n", 1)[1]
+    document = json.loads(text.split("\n```", 1)[0])
+    config = parse_servers(document, {"HOME": "/home/me", "TICKETS_TOKEN": "t0ken"})
+    time_, files, tickets = config.servers
+    assert config.disabled == ("old",)
+    assert files.args[-1] == "/home/me/notes"
+    assert files.tool_timeouts == {"search_files": 60.0}
+    assert (tickets.kind, tickets.timeout, tickets.deny) == ("http", 15.0, ("delete_*",))
+    assert tickets.headers == {"Authorization": "Bearer t0ken"}
+    assert (config.probe_interval, config.reconnect_first, config.reconnect_cap) == (2, 0.5, 30)
+    assert time_.prefix == "time__"
