@@ -39,3 +39,24 @@ def test_a_missing_file_and_mixed_sources(
     code = main(["serve", "--servers", "x.json", "--tools", "forge.examples:registry"])
     assert code == EXIT_USAGE
     assert "--servers cannot be combined" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # starts a (failing) server subprocess
+def test_a_refused_bind_stops_the_gateway_and_reports_its_servers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond loopback without a token: exit 1 after saying which servers are up or not."""
+    monkeypatch.delenv("FORGE_TOOLS_TOKEN", raising=False)
+    path = tmp_path / "servers.json"
+    servers = {
+        "broken": {"command": "sh", "args": ["-c", "exit 3"]},
+        "off": {"command": "x", "disabled": True},
+    }
+    path.write_text(json.dumps({"mcpServers": servers}))
+    args = ["serve", "--servers", str(path), "--transport", "http", "--host", "0.0.0.0"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "server 'off' is disabled; skipped" in err
+    assert "server 'broken' is not up" in err
+    assert "retrying in the background" in err
+    assert "refusing to serve on '0.0.0.0' without a bearer token" in err

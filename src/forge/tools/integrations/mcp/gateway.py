@@ -18,6 +18,7 @@ tools it revealed (`forge.tools.integrations.mcp.search_only`).
 from __future__ import annotations
 
 import fnmatch
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -109,8 +110,14 @@ class Gateway:
 
     def close(self) -> None:
         """Disconnect every server (stdio servers are stopped) and release the executor."""
-        for upstream in self.upstreams.values():
-            upstream.close()
+        closing = [
+            threading.Thread(target=u.close, name=f"forge-gateway-close-{u.name}")
+            for u in self.upstreams.values()
+        ]
+        for thread in closing:  # in parallel: each stdio server may take its grace period
+            thread.start()
+        for thread in closing:
+            thread.join()
         self.executor.close()
 
     def __enter__(self) -> Gateway:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -179,3 +181,36 @@ def test_a_server_that_never_starts_is_retried_and_its_calls_fail_fast() -> None
         assert result.error_kind is ErrorKind.TOOL_ERROR
         assert "MCP server 'broken' is not connected" in (result.error or "")
         assert "next attempt to reconnect" in (result.error or "")
+
+
+def test_secrets_are_never_logged_or_shown(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Expanded env, header and argument values appear in no log line and no error."""
+    secret = "sk-forge-" + "7" * 24
+    monkeypatch.setenv("FORGE_TEST_SECRET", secret)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    document = {
+        "mcpServers": {
+            "cmd": {
+                "command": "sh",
+                "args": ["-c", "exit 3", "${FORGE_TEST_SECRET}"],
+                "env": {"API_KEY": "${FORGE_TEST_SECRET}"},
+            },
+            "api": {
+                "url": f"http://127.0.0.1:{closed}/mcp",
+                "headers": {"Authorization": "Bearer ${FORGE_TEST_SECRET}"},
+            },
+        }
+    }
+    with caplog.at_level(logging.DEBUG), Gateway(parse_servers(document, os.environ)) as failing:
+        shown = [
+            _run(failing, "cmd__x", {}).error or "",
+            _run(failing, "api__x", {}).error or "",
+            *(u.error or "" for u in failing.upstreams.values()),
+        ]
+    assert all("not connected" in text for text in shown[:2])
+    assert secret not in caplog.text
+    assert not [text for text in shown if secret in text]
