@@ -140,10 +140,15 @@ class MCPClient:
         Raises:
             MCPConnectionError: The server cannot be started or reached in ``connect_timeout``,
                 or refused the connection (the message says why: credentials, a URL
-                that is not an MCP endpoint, a command that exits).
+                that is not an MCP endpoint, a command that exits), or the client was
+                closed before it connected.
         """
         if self._thread is not None:
             raise RuntimeError("this MCPClient is already connected; create a new one")
+        if self._closed:
+            raise MCPConnectionError(
+                f"cannot connect to MCP server {self._shown()}: this client was closed"
+            )
         self._thread = threading.Thread(
             target=self._thread_main, name="forge-mcp-client", daemon=True
         )
@@ -279,6 +284,9 @@ class MCPClient:
         self._main_task = asyncio.current_task()
         self._stop = asyncio.Event()
         self._refresh_lock = asyncio.Lock()
+        if self._closed:  # closed while the thread was starting
+            self._failure = MCPConnectionError("the client was closed while connecting")
+            return
         try:
             why = await self._connection()
         except Exception as exc:

@@ -10,7 +10,7 @@ import pytest
 from mcp_harness import FORGE_TOOLS, TOOLS_SPEC
 
 from forge.tools import ToolRegistry
-from forge.tools.integrations.mcp import MCPClient
+from forge.tools.integrations.mcp import MCPClient, MCPConnectionError
 
 
 @pytest.mark.slow  # a real server subprocess
@@ -34,3 +34,11 @@ def test_a_probe_interval_must_be_positive(registry: ToolRegistry, interval: flo
     """Zero or negative seconds are refused before anything starts."""
     with pytest.raises(ValueError, match="probe_interval must be positive"):
         MCPClient("http://127.0.0.1:1/mcp", registry, probe_interval=interval)
+
+
+def test_a_client_closed_before_connecting_never_connects(registry: ToolRegistry) -> None:
+    """connect() after close() raises instead of starting a connection nobody will close."""
+    client = MCPClient("http://127.0.0.1:1/mcp", registry)
+    client.close()
+    with pytest.raises(MCPConnectionError, match="this client was closed"):
+        client.connect()

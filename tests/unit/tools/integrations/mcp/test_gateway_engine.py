@@ -12,13 +12,13 @@ import json
 import logging
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, server_env, wait_for
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env, wait_for
 from real_servers import time_server
 
 from forge.tools import ErrorKind
@@ -214,3 +214,36 @@ def test_secrets_are_never_logged_or_shown(
     assert all("not connected" in text for text in shown[:2])
     assert secret not in caplog.text
     assert not [text for text in shown if secret in text]
+
+
+def test_an_http_server_that_starts_late_stops_and_restarts(
+    start_http: Callable[..., HttpServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Down at start, up later (with its token header), gone when stopped, back when restarted."""
+    token = "gateway-test-token-0123456789"
+    monkeypatch.setenv("FORGE_TEST_TOKEN", token)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    document = {
+        "mcpServers": {
+            "web": {
+                "url": f"http://127.0.0.1:{port}/mcp",
+                "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"},
+            }
+        },
+        "forge": {"probe_interval": 0.5, "reconnect": {"first": 0.2, "cap": 1}},
+    }
+    serve_args = ("--tools", TOOLS_SPEC, "--port", str(port))
+    with Gateway(parse_servers(document, os.environ)) as late:
+        assert late.states() == {"web": "down"}
+        server = start_http(*serve_args, token=token)
+        assert wait_for(lambda: "web__add" in late.view)
+        assert _run(late, "web__add", {"a": 1, "b": 2}).output == 3
+        server.stop()
+        assert wait_for(lambda: "web__add" not in late.view)
+        assert "not connected" in (_run(late, "web__add", {"a": 1, "b": 2}).error or "")
+        start_http(*serve_args, token=token)
+        assert wait_for(lambda: "web__add" in late.view)
+        assert _run(late, "web__add", {"a": 2, "b": 2}).output == 4
+        assert late.upstreams["web"].connects == 2
