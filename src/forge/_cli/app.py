@@ -397,6 +397,20 @@ def serve(
     catalog: Annotated[
         bool, typer.Option(help="Over HTTP, also serve the web catalog of the tools at /.")
     ] = True,
+    servers: Annotated[
+        Path | None,
+        typer.Option(
+            "--servers",
+            metavar="FILE",
+            help="A gateway: serve the tools of every server of this mcpServers JSON file.",
+        ),
+    ] = None,
+    search_only: Annotated[
+        bool, typer.Option(help="With --servers: list only search_tools and what it reveals.")
+    ] = False,
+    separator: Annotated[
+        str | None, typer.Option(help="With --servers: between server and tool names ('__').")
+    ] = None,
 ) -> None:
     """Serve the tools over MCP (stdio or streamable HTTP at /mcp, with a web catalog at /).
 
@@ -408,6 +422,14 @@ def serve(
     """
     if transport not in ("stdio", "http"):
         raise Failure(EXIT_USAGE, f"--transport must be 'stdio' or 'http', not {transport!r}")
+    if servers is not None:
+        if config or spec:
+            raise Failure(EXIT_USAGE, "--servers cannot be combined with --config or --tools")
+        _serve_gateway(
+            servers, transport, host, port, allowed_host or (),
+            search_only=search_only, separator=separator,
+        )  # fmt: skip
+        return
     try:
         from forge.tools.integrations.mcp.command import run_serve
     except ImportError as exc:
@@ -416,6 +438,22 @@ def serve(
     code = run_serve(
         registry, transport=transport, host=host, port=port,  # type: ignore[arg-type]
         allowed_hosts=allowed_host or (), catalog=catalog,
+    )  # fmt: skip
+    if code != EXIT_OK:
+        raise typer.Exit(code)
+
+
+def _serve_gateway(
+    servers: Path, transport: str, host: str, port: int, allowed: Sequence[str], *,
+    search_only: bool, separator: str | None,
+) -> None:  # fmt: skip
+    try:
+        from forge.tools.integrations.mcp.gateway_command import run_gateway
+    except ImportError as exc:
+        raise Failure(EXIT_USAGE, str(exc)) from None
+    code = run_gateway(
+        servers, transport=transport, host=host, port=port,  # type: ignore[arg-type]
+        allowed_hosts=allowed, search_only=search_only, separator=separator,
     )  # fmt: skip
     if code != EXIT_OK:
         raise typer.Exit(code)

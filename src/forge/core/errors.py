@@ -26,6 +26,8 @@ raises it, or needing an optional dependency) is marked with where to import it:
     │       import from forge.tools.integrations.mcp
     ├── InsecureBindError(ForgeError, ValueError)        HTTP beyond loopback without a token
     │       import from forge.tools.integrations.mcp
+    ├── ServersFileError(ForgeError, ValueError)         a gateway's servers.json that is invalid
+    │       import from forge.tools.integrations.mcp
     ├── OpenAPIError(ForgeError, ValueError)             an OpenAPI document that cannot be read
     │       import from forge.tools.config.openapi
     ├── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools

@@ -8,6 +8,8 @@ Nothing in `forge.tools` imports it.
   low-level server, over stdio or streamable HTTP (IN-1).
 * `MCPClient` / `import_tools`: the tools of a running MCP server registered in
   a registry and called through it like local tools (IN-2).
+* `Gateway` / `load_servers`: the servers of an ``mcpServers`` file served as one
+  (``forge-tools serve --servers``), optionally search-only (`SearchOnlyServer`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
 from forge.tools.integrations.mcp._outcomes import MCPConnectionError
 from forge.tools.integrations.mcp.client import MCPClient, import_tools
+from forge.tools.integrations.mcp.gateway import Gateway
+from forge.tools.integrations.mcp.gateway_config import (
+    GatewayConfig,
+    ServerConfig,
+    ServersFileError,
+    load_servers,
+)
 from forge.tools.integrations.mcp.limits import HttpLimits
 from forge.tools.integrations.mcp.runner import (
     CallRunner,
@@ -28,6 +37,7 @@ from forge.tools.integrations.mcp.runner import (
     executor_runner,
     registry_runner,
 )
+from forge.tools.integrations.mcp.search_only import SearchOnlyServer
 from forge.tools.integrations.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -35,14 +45,20 @@ __all__ = [
     "DEFAULT_PORT",
     "TOKEN_ENV",
     "CallRunner",
+    "Gateway",
+    "GatewayConfig",
     "HttpLimits",
     "InsecureBindError",
     "MCPClient",
     "MCPConnectionError",
     "MCPToolServer",
+    "SearchOnlyServer",
+    "ServerConfig",
+    "ServersFileError",
     "call_context",
     "executor_runner",
     "import_tools",
+    "load_servers",
     "registry_runner",
     "serve",
 ]

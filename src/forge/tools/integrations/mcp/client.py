@@ -54,6 +54,7 @@ _SHUTDOWN_GRACE = 10.0
 """Seconds past a deadline for the SDK to stop what it started (a stdio server gets 2 s, then
 SIGTERM, then SIGKILL): a backstop only, the loop enforces the deadlines itself."""
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.25, 8.0
+_PROBE_GRACE = 5.0
 
 
 class MCPClient:
@@ -75,6 +76,10 @@ class MCPClient:
         reconnect_attempts: How many times to reconnect to an HTTP server whose
             connection was lost (waiting 0.25 s, 0.5 s, 1 s, ... up to 8 s between
             attempts) before deregistering its tools.
+        probe_interval: Seconds between liveness probes (a ``tools/list``, which also
+            picks up changes a server did not announce); a probe that fails, or gets no
+            answer within ``probe_interval`` plus 5 s, counts as a lost connection. A
+            stdio server that dies while idle is noticed this way. ``None``: no probes.
     """
 
     def __init__(
@@ -91,7 +96,10 @@ class MCPClient:
         env: Mapping[str, str] | None = None,
         mode: Literal["auto", "legacy"] = "auto",
         reconnect_attempts: int = 6,
+        probe_interval: float | None = None,
     ) -> None:
+        if probe_interval is not None and not probe_interval > 0:
+            raise ValueError(f"probe_interval must be positive seconds, got {probe_interval!r}")
         self.server = server
         self.registry = registry
         self.prefix = prefix
@@ -99,6 +107,7 @@ class MCPClient:
         self.connect_timeout = connect_timeout
         self.mode = mode
         self.reconnect_attempts = reconnect_attempts
+        self.probe_interval = probe_interval
         self.names = NameMap()
         """Remote names (with the prefix) ↔ local names; mappings stay stable across re-imports."""
         self.error: str | None = None
@@ -113,6 +122,7 @@ class MCPClient:
         self._stop: asyncio.Event | None = None
         self._lost: asyncio.Event | None = None
         self._ready = threading.Event()
+        self._gone = threading.Event()
         self._failure: BaseException | None = None
         self._closed = False
         self._thread: threading.Thread | None = None
@@ -130,10 +140,15 @@ class MCPClient:
         Raises:
             MCPConnectionError: The server cannot be started or reached in ``connect_timeout``,
                 or refused the connection (the message says why: credentials, a URL
-                that is not an MCP endpoint, a command that exits).
+                that is not an MCP endpoint, a command that exits), or the client was
+                closed before it connected.
         """
         if self._thread is not None:
             raise RuntimeError("this MCPClient is already connected; create a new one")
+        if self._closed:
+            raise MCPConnectionError(
+                f"cannot connect to MCP server {self._shown()}: this client was closed"
+            )
         self._thread = threading.Thread(
             target=self._thread_main, name="forge-mcp-client", daemon=True
         )
@@ -165,6 +180,10 @@ class MCPClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def wait_gone(self, timeout: float | None = None) -> bool:
+        """Wait until the connection ended for good (given up or closed); whether it did."""
+        return self._gone.wait(timeout)
 
     @property
     def tool_names(self) -> list[str]:
@@ -258,12 +277,16 @@ class MCPClient:
         finally:
             self._client = None
             self._ready.set()
+            self._gone.set()
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._main_task = asyncio.current_task()
         self._stop = asyncio.Event()
         self._refresh_lock = asyncio.Lock()
+        if self._closed:  # closed while the thread was starting
+            self._failure = MCPConnectionError("the client was closed while connecting")
+            return
         try:
             why = await self._connection()
         except Exception as exc:
@@ -309,6 +332,8 @@ class MCPClient:
                 self._ready.set()
                 if self._follow and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     stack.callback(self._spawn(self._listen(client, lost)).cancel)
+                if self.probe_interval is not None:
+                    stack.callback(self._spawn(self._probe(self.probe_interval, lost)).cancel)
                 await lost.wait()
         except Exception as exc:
             if not ready:
@@ -362,6 +387,17 @@ class MCPClient:
             logger.debug("not following tool list changes of %s: %s", self._shown(), exc)
         except SubscriptionLost:
             lost.set()
+
+    async def _probe(self, interval: float, lost: asyncio.Event) -> None:
+        """List the tools every ``interval`` seconds; a failed listing means the server is lost."""
+        while not lost.is_set():
+            await asyncio.sleep(interval)
+            try:
+                async with asyncio.timeout(interval + _PROBE_GRACE):
+                    await self.refresh()
+            except Exception as exc:
+                logger.info("%s did not answer a probe: %s", self._shown(), _root_cause(exc))
+                lost.set()
 
     async def _safe_refresh(self) -> None:
         try:
@@ -504,6 +540,7 @@ def import_tools(
     env: Mapping[str, str] | None = None,
     mode: Literal["auto", "legacy"] = "auto",
     reconnect_attempts: int = 6,
+    probe_interval: float | None = None,
 ) -> MCPClient:
     """Connect to an MCP server and register its tools in ``registry`` (see `MCPClient`).
 
@@ -515,6 +552,6 @@ def import_tools(
     client = MCPClient(
         server, registry, prefix=prefix, timeout=timeout, connect_timeout=connect_timeout,
         token=token, headers=headers, follow_changes=follow_changes, env=env, mode=mode,
-        reconnect_attempts=reconnect_attempts,
+        reconnect_attempts=reconnect_attempts, probe_interval=probe_interval,
     )  # fmt: skip
     return client.connect()

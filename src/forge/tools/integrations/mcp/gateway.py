@@ -1,0 +1,202 @@
+"""Many MCP servers behind one: the gateway of ``forge-tools serve --servers servers.json``.
+
+Each server of a `GatewayConfig` is imported by its own `MCPClient` under its
+prefix (``time__get_current_time``) into one registry, which one `MCPToolServer`
+serves. Calls go through one `ToolExecutor`, so the engine's timeouts (the
+server's, or a tool's own), permissions (the server's ``allow`` and ``deny``
+patterns; tools they exclude are not listed either) and metrics (per tool, and
+summed per server by `Gateway.server_metrics`) apply.
+
+Servers come and go independently: a server that is not up yet, crashed or was
+restarted is reconnected with capped, jittered exponential backoff; while it is
+away its tools are withdrawn (clients get ``notifications/tools/list_changed``)
+and a call of one of them fails at once, saying the server is not connected.
+With ``search_only``, clients see only ``search_tools`` and, per session, the
+tools it revealed (`forge.tools.integrations.mcp.search_only`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from forge.tools import (
+    Decision,
+    ErrorKind,
+    ExecutionMetrics,
+    PermissionRequest,
+    Tool,
+    ToolExecutor,
+    ToolRegistry,
+    ToolResult,
+    ToolView,
+)
+from forge.tools.integrations.mcp._backoff import Backoff
+from forge.tools.integrations.mcp._upstream import State, Upstream
+from forge.tools.integrations.mcp.gateway_config import (
+    GatewayConfig,
+    ServerConfig,
+    ServersFileError,
+)
+from forge.tools.integrations.mcp.runner import executor_runner
+from forge.tools.integrations.mcp.server import MCPToolServer
+
+__all__ = ["Gateway"]
+
+
+class Gateway:
+    """The servers of a `GatewayConfig`, kept connected and served as one registry.
+
+    Args:
+        config: The servers and options (see `load_servers`).
+        backoff: Delays between reconnect attempts (default: the config's ``reconnect``,
+            0.5 s doubling up to 30 s, each cut by up to half at random).
+        probe_interval: Seconds between liveness probes of each connected server
+            (default: the config's; ``0``: none, and a stdio server that dies while
+            idle is then noticed only at its next call).
+
+    Raises:
+        ServersFileError: A server the gateway cannot reach by its transport (``sse``).
+    """
+
+    def __init__(
+        self,
+        config: GatewayConfig,
+        *,
+        backoff: Backoff | None = None,
+        probe_interval: float | None = None,
+    ) -> None:
+        for server in config.servers:
+            if server.kind == "sse":
+                raise ServersFileError(
+                    f"server {server.name!r}: 'type': 'sse' (the deprecated HTTP+SSE transport) "
+                    "is not supported by forge-tools' MCP client: point 'url' at the server's "
+                    "streamable HTTP endpoint (often /mcp) and set 'type': 'http'"
+                )
+        self.config = config
+        self.registry = ToolRegistry()
+        """Every tool of every connected server (including those ``allow``/``deny`` exclude)."""
+        self.view: ToolView = self.registry.filtered(self._served)
+        """The tools served: the registry without those the servers' rules exclude."""
+        self.metrics = ExecutionMetrics()
+        self.executor = ToolExecutor(self.view, permissions=self._permit, metrics=self.metrics)
+        self._run = executor_runner(self.executor)
+        backoff = backoff or Backoff(first=config.reconnect_first, cap=config.reconnect_cap)
+        probe = config.probe_interval if probe_interval is None else probe_interval or None
+        self.upstreams: dict[str, Upstream] = {
+            s.name: Upstream(s, self.registry, backoff=backoff, probe_interval=probe)
+            for s in config.servers
+        }
+        self._by_prefix = sorted(config.servers, key=lambda s: len(s.prefix), reverse=True)
+
+    def start(self, wait: float | None = None) -> Gateway:
+        """Start connecting every server; wait up to ``wait`` s for each first attempt.
+
+        ``None`` waits as long as the longest ``connect_timeout``. Servers not up by then
+        keep being retried in the background.
+        """
+        for upstream in self.upstreams.values():
+            upstream.start()
+        limit = wait if wait is not None else max(
+            (s.connect_timeout for s in self.config.servers), default=0.0
+        )  # fmt: skip
+        deadline = time.monotonic() + limit
+        for upstream in self.upstreams.values():
+            upstream.wait_tried(max(0.0, deadline - time.monotonic()))
+        return self
+
+    def close(self) -> None:
+        """Disconnect every server (stdio servers are stopped) and release the executor."""
+        closing = [
+            threading.Thread(target=u.close, name=f"forge-gateway-close-{u.name}")
+            for u in self.upstreams.values()
+        ]
+        for thread in closing:  # in parallel: each stdio server may take its grace period
+            thread.start()
+        for thread in closing:
+            thread.join()
+        self.executor.close()
+
+    def __enter__(self) -> Gateway:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def states(self) -> dict[str, State]:
+        """Each server's state: ``starting``, ``up``, ``down`` or ``stopped``."""
+        return {name: u.state for name, u in self.upstreams.items()}
+
+    def mcp_server(self, *, name: str = "forge-tools-gateway") -> MCPToolServer:
+        """An `MCPToolServer` for the gateway (search-only if the config says so)."""
+        if self.config.search_only:
+            from forge.tools.integrations.mcp.search_only import SearchOnlyServer
+
+            return SearchOnlyServer(self.view, runner=self.run, name=name)
+        return MCPToolServer(self.view, runner=self.run, name=name)
+
+    async def run(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run one call (a `CallRunner`): a tool of a server that is away fails at once."""
+        if name not in self.view:
+            owner = self.owner(name)
+            if owner is not None and owner.state != "up":
+                return ToolResult.fail(
+                    f"Tool {name!r} is not available: {owner.unavailable()}.",
+                    error_kind=ErrorKind.TOOL_ERROR,
+                    retryable=True,
+                ).for_call(None, name)
+        return await self._run(name, arguments)
+
+    def owner(self, name: str) -> Upstream | None:
+        """The server whose prefix ``name`` carries (the longest prefix wins), or ``None``."""
+        for server in self._by_prefix:
+            if name.startswith(server.prefix):
+                return self.upstreams[server.name]
+        return None
+
+    def server_metrics(self) -> dict[str, Mapping[str, int]]:
+        """Calls, successes, failures and timeouts summed per server."""
+        snapshot = self.metrics.snapshot()
+        totals: dict[str, dict[str, int]] = {
+            name: {"calls": 0, "successes": 0, "failures": 0, "timeouts": 0}
+            for name in self.upstreams
+        }
+        for tool, stats in snapshot.tools.items():
+            owner = self.owner(tool)
+            if owner is None:
+                continue
+            row = totals[owner.name]
+            for key in row:
+                row[key] += int(getattr(stats, key))
+        return dict(totals)
+
+    # -- rules ------------------------------------------------------------------------
+
+    def _config_of(self, tool: Tool) -> ServerConfig | None:
+        owner = self.owner(tool.name)
+        return owner.config if owner is not None else None
+
+    def _served(self, tool: Tool) -> bool:
+        config = self._config_of(tool)
+        return config is None or _allowed(config, tool) is None
+
+    def _permit(self, request: PermissionRequest) -> Decision:
+        config = self._config_of(request.tool)
+        if config is None:
+            return Decision.allow()
+        refused = _allowed(config, request.tool)
+        return Decision.allow() if refused is None else Decision.deny(refused)
+
+
+def _allowed(config: ServerConfig, tool: Tool) -> str | None:
+    """``None`` if the server's rules let ``tool`` be served, else why not."""
+    remote = str(tool.metadata.extra.get("mcp_name", tool.name.removeprefix(config.prefix)))
+    for pattern in config.deny:
+        if fnmatch.fnmatchcase(remote, pattern):
+            return f"the gateway's 'deny' rule {pattern!r} of server {config.name!r} matches"
+    if config.allow and not any(fnmatch.fnmatchcase(remote, p) for p in config.allow):
+        return f"no 'allow' rule of server {config.name!r} matches"
+    return None

@@ -1,0 +1,62 @@
+"""``forge-tools serve --servers``: files the gateway cannot use fail before anything starts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from forge.cli import EXIT_USAGE, EXIT_VALIDATION, main
+
+
+def test_an_invalid_entry_names_server_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad entry exits 4 naming the file, the server and the field, showing no secret."""
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"db": {"command": "x", "env": {"PASSWORD": 7}}}}))
+    assert main(["serve", "--servers", str(path)]) == EXIT_VALIDATION
+    err = capsys.readouterr().err
+    assert "server 'db': 'env': 'PASSWORD' must be a string, got int" in err
+
+
+def test_an_unset_variable_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """${VAR} without a value exits 4 naming the variable."""
+    path = tmp_path / "servers.json"
+    entry = {"url": "https://example.com/mcp", "headers": {"X-Key": "${FORGE_TEST_UNSET_KEY}"}}
+    path.write_text(json.dumps({"mcpServers": {"api": entry}}))
+    assert main(["serve", "--servers", str(path), "--transport", "http"]) == EXIT_VALIDATION
+    assert "'X-Key' uses ${FORGE_TEST_UNSET_KEY}, which is not set" in capsys.readouterr().err
+
+
+def test_a_missing_file_and_mixed_sources(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing file exits 4; --servers with --tools is a usage error."""
+    assert main(["serve", "--servers", str(tmp_path / "none.json")]) == EXIT_VALIDATION
+    assert "cannot read the servers file" in capsys.readouterr().err
+    code = main(["serve", "--servers", "x.json", "--tools", "forge.examples:registry"])
+    assert code == EXIT_USAGE
+    assert "--servers cannot be combined" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # starts a (failing) server subprocess
+def test_a_refused_bind_stops_the_gateway_and_reports_its_servers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond loopback without a token: exit 1 after saying which servers are up or not."""
+    monkeypatch.delenv("FORGE_TOOLS_TOKEN", raising=False)
+    path = tmp_path / "servers.json"
+    servers = {
+        "broken": {"command": "sh", "args": ["-c", "exit 3"]},
+        "off": {"command": "x", "disabled": True},
+    }
+    path.write_text(json.dumps({"mcpServers": servers}))
+    args = ["serve", "--servers", str(path), "--transport", "http", "--host", "0.0.0.0"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "server 'off' is disabled; skipped" in err
+    assert "server 'broken' is not up" in err
+    assert "retrying in the background" in err
+    assert "refusing to serve on '0.0.0.0' without a bearer token" in err
