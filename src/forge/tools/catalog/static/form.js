@@ -333,7 +333,8 @@ function arrayField(name, schema, required, path, root, seen, depth) {
 
   function add(value, focus) {
     const index = items.length;
-    const item = field(`${schema.items.title || name} ${index + 1}`, schema.items, true, [...path, index],
+    const label = `${schema.items.title || schema.title || name} ${index + 1}`;
+    const item = field(label, { ...schema.items, title: label }, true, [...path, index],
       root, seen, depth + 1);
     if (value !== undefined) item.setValue(value);
     const remove = h("button", { type: "button", class: "secondary remove",
