@@ -394,13 +394,17 @@ def serve(
     spec: ToolsOpt = None,
     strict_config: StrictOpt = False,
     allow_private: PrivateOpt = False,
+    catalog: Annotated[
+        bool, typer.Option(help="Over HTTP, also serve the web catalog of the tools at /.")
+    ] = True,
 ) -> None:
-    """Serve the tools over MCP (stdio or streamable HTTP at /mcp).
+    """Serve the tools over MCP (stdio or streamable HTTP at /mcp, with a web catalog at /).
 
-    HTTP requires 'Authorization: Bearer <token>' when FORGE_TOOLS_TOKEN is set,
-    and refuses a non-loopback --host without one of 16 characters or more.
-    Requests naming another host than the bind address, loopback or an
-    --allowed-host are refused. Ctrl+C or SIGTERM stops it.
+    HTTP requires 'Authorization: Bearer <token>' when FORGE_TOOLS_TOKEN is set
+    (the catalog also takes a sign-in with the token), and refuses a non-loopback
+    --host without one of 16 characters or more. Requests naming another host
+    than the bind address, loopback or an --allowed-host are refused. Ctrl+C or
+    SIGTERM stops it.
     """
     if transport not in ("stdio", "http"):
         raise Failure(EXIT_USAGE, f"--transport must be 'stdio' or 'http', not {transport!r}")
@@ -411,7 +415,7 @@ def serve(
     registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
     code = run_serve(
         registry, transport=transport, host=host, port=port,  # type: ignore[arg-type]
-        allowed_hosts=allowed_host or (),
+        allowed_hosts=allowed_host or (), catalog=catalog,
     )  # fmt: skip
     if code != EXIT_OK:
         raise typer.Exit(code)

@@ -26,7 +26,11 @@ raises it, or needing an optional dependency) is marked with where to import it:
     │       import from forge.tools.integrations.mcp
     ├── OpenAPIError(ForgeError, ValueError)             an OpenAPI document that cannot be read
     │       import from forge.tools.config.openapi
-    └── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools
+    ├── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools
+    ├── BadRequestError(ForgeError, ValueError)          a catalog request that cannot be used
+    │       import from forge.tools.catalog
+    └── ConfirmationRequiredError(ForgeError, PermissionError)  a destructive run not confirmed
+            import from forge.tools.catalog
 
     ConfigWarning(UserWarning)                           invalid tools skipped (non-strict loading)
     RemoteFallbackWarning(RuntimeWarning)                a handler Ray cannot ship runs locally

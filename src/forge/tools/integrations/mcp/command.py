@@ -23,6 +23,7 @@ def run_serve(
     port: int,
     token: str | None = None,
     allowed_hosts: Sequence[str] = (),
+    catalog: bool = True,
 ) -> int:
     """Serve until stopped and return the exit code; the token defaults to ``$FORGE_TOOLS_TOKEN``.
 
@@ -33,7 +34,7 @@ def run_serve(
     try:
         serve(
             registry, transport=transport, host=host, port=port, token=token,
-            allowed_hosts=allowed_hosts,
+            allowed_hosts=allowed_hosts, catalog=catalog,
         )  # fmt: skip
     except (InsecureBindError, ValueError) as exc:
         print(f"forge-tools: error: {exc}", file=sys.stderr)

@@ -17,6 +17,7 @@ import socket
 import stat
 import sys
 from collections.abc import Callable, Coroutine, Iterator, Sequence
+from functools import partial
 from types import FrameType
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from forge.core.errors import ForgeError
 from forge.tools import ToolRegistry, ToolView
+from forge.tools.integrations.mcp._catalog import with_catalog
 from forge.tools.integrations.mcp._connections import guarded_protocol
 from forge.tools.integrations.mcp._disconnects import CancelOnDisconnect
 from forge.tools.integrations.mcp._events import DEFAULT_RETRY_MS, RecentEvents
@@ -109,11 +111,13 @@ def serve(
     server: MCPToolServer | None = None,
     allowed_hosts: Sequence[str] = (),
     limits: HttpLimits | None = None,
+    catalog: bool = True,
 ) -> None:
     """Serve ``registry`` until the client disconnects (stdio) or SIGINT/SIGTERM arrives.
 
     Over HTTP, ``allowed_hosts`` are host names to answer besides the bind address's own
-    (see `serve_http`) and ``limits`` bound what each client may hold.
+    (see `serve_http`), ``limits`` bound what each client may hold and ``catalog``
+    serves the web catalog at ``/``.
 
     Sync tools that outlived their timeout may still be running on the executor's
     daemon worker threads when this returns: they are abandoned, not waited for.
@@ -136,8 +140,9 @@ def serve(
             asyncio.run(_until_signalled(serve_stdio(app)))
         else:
             http = serve_http(
-                app, host=host, port=port, token=token, allowed_hosts=allowed_hosts, limits=limits
-            )
+                app, host=host, port=port, token=token, allowed_hosts=allowed_hosts,
+                limits=limits, catalog=catalog,
+            )  # fmt: skip
             asyncio.run(_until_signalled(http))
     finally:
         if server is None:
@@ -207,8 +212,13 @@ async def serve_http(
     on_started: Callable[[str, int], None] | None = None,
     allowed_hosts: Sequence[str] = (),
     limits: HttpLimits | None = None,
+    catalog: bool = True,
 ) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` until cancelled.
+
+    With ``catalog`` (the default) the web catalog of the tools is served at ``/``
+    (`forge.tools.catalog`): the same host check and token apply, and a browser may
+    sign in with the token for a session cookie, which opens the catalog but not ``/mcp``.
 
     SSE responses start with a priming event and a ``retry`` interval, and the
     last events are kept so a client whose stream dropped can resume it. Requests
@@ -238,6 +248,9 @@ async def serve_http(
     app: Any = SessionBudget(cancelling, limits)
     if token:
         app = BearerAuth(app, token)
+    shelf = None
+    if catalog:
+        app, shelf = with_catalog(app, MCP_PATH, server, token)
     app = HostGuard(app, HostPolicy(host, allowed_hosts))
     protocol, _ = guarded_protocol(limits)
     config = uvicorn.Config(
@@ -245,20 +258,26 @@ async def serve_http(
         timeout_keep_alive=limits.keep_alive_timeout,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
     )  # fmt: skip
-    http = HttpServer(config, on_started=on_started or _announce_url)
+    http = HttpServer(config, on_started=on_started or partial(_announce_url, catalog=catalog))
     async with server.announcing_changes():
+        if shelf is not None:
+            shelf.feed.start()
         try:
             await http.serve()
         except asyncio.CancelledError:
+            if shelf is not None:
+                shelf.close()  # end the catalog's event streams, or shutdown waits for them
             await http.stop()
             raise
         except SystemExit:  # uvicorn exits the process when it cannot listen
             raise OSError(f"the address is in use or not available (port {port})") from None
         finally:
+            if shelf is not None:
+                shelf.close()
             await cancelling.aclose()
 
 
-def _announce_url(host: str, port: int) -> None:
+def _announce_url(host: str, port: int, *, catalog: bool = False) -> None:
     shown = f"[{host}]" if ":" in host else host
     print(
         f"forge-tools MCP server listening on http://{shown}:{port}{MCP_PATH} "
@@ -266,6 +285,8 @@ def _announce_url(host: str, port: int) -> None:
         file=sys.stderr,
         flush=True,
     )
+    if catalog:
+        print(f"forge-tools catalog at http://{shown}:{port}/", file=sys.stderr, flush=True)
 
 
 async def _until_signalled(main: Coroutine[Any, Any, None]) -> None:

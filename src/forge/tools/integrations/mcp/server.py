@@ -108,10 +108,13 @@ class MCPToolServer:
     ) -> None:
         self.registry = registry
         self._owned: ToolExecutor | None = None
+        self.executor: ToolExecutor | None = None
+        """The executor running the calls (``None`` when a custom ``runner`` was given)."""
         if runner is None:
             if executor is None:
                 executor = self._owned = ToolExecutor(registry)
             runner = executor_runner(executor)
+            self.executor = executor
         self.runner = runner
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)

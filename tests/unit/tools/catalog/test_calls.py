@@ -1,0 +1,94 @@
+"""Trying tools: validation with field paths, runs through the executor, refusals."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from forge.tools import ToolResult
+from forge.tools.catalog import BadRequestError, Catalog, ConfirmationRequiredError
+from forge.tools.catalog.calls import run_outcome
+
+ORDER = {"lines": [{"sku": "a", "qty": 2}, {"sku": "b", "qty": 0}], "ship_to": {"city": "X"}}
+
+
+def test_validation_names_nested_fields_by_path(catalog: Catalog) -> None:
+    """An array item's field and a missing nested field, as segments and as names."""
+    outcome = catalog.validate("place_order", {"arguments": ORDER})
+    assert outcome["ok"] is False
+    fields = {e["field"]: e for e in outcome["errors"]}
+    assert fields["lines[1].qty"]["path"] == ["lines", 1, "qty"]
+    assert fields["ship_to.zip"]["path"] == ["ship_to", "zip"]
+    assert fields["ship_to.zip"]["message"] == "missing required parameter"
+    assert outcome["model_message"].startswith("Error: Invalid arguments for tool 'place_order'")
+    assert "lines.1.qty" in outcome["model_message"]
+
+
+def test_valid_arguments_are_ok_and_nothing_runs(catalog: Catalog) -> None:
+    """A dry check only: no call is counted."""
+    good = {**ORDER, "lines": [{"sku": "a", "qty": 1}], "ship_to": {"city": "X", "zip": "12345"}}
+    assert catalog.validate("place_order", {"arguments": good}) == {"ok": True}
+    assert catalog.metrics()["tools"] == {}
+
+
+def test_a_run_returns_the_output_and_what_the_model_sees(catalog: Catalog) -> None:
+    """Output as JSON, no error kind, the model's text, a duration."""
+    outcome = asyncio.run(catalog.run("echo", {"arguments": {"text": "hi"}}))
+    assert outcome["ok"] is True
+    assert outcome["result"] == "hi"
+    assert outcome["error_kind"] is None
+    assert outcome["model_message"] == "hi"
+    assert outcome["duration_ms"] >= 0
+    assert catalog.metrics()["tools"]["echo"]["calls"] == 1
+    assert catalog.tool("echo")["metrics"]["calls"] == 1
+
+
+def test_failures_are_results(catalog: Catalog) -> None:
+    """A denied call and a tool that raises both come back with their kind."""
+    denied = asyncio.run(catalog.run("forbidden", {"arguments": {"command": "ls"}}))
+    assert (denied["ok"], denied["error_kind"]) == (False, "denied")
+    assert "Permission denied" in denied["model_message"]
+    broke = asyncio.run(catalog.run("explode", {"arguments": {}}))
+    assert (broke["ok"], broke["error_kind"]) == (False, "tool_error")
+    assert "the tool broke on purpose" in broke["model_message"]
+    stats = catalog.metrics()["tools"]
+    assert stats["explode"]["failures"] == 1
+    assert stats["explode"]["p95_ms"] >= stats["explode"]["p50_ms"] > 0
+
+
+def test_a_destructive_tool_needs_confirmation(catalog: Catalog) -> None:
+    """Without ``confirm`` nothing runs; with it, the tool runs."""
+    with pytest.raises(ConfirmationRequiredError, match="destructive"):
+        asyncio.run(catalog.run("wipe", {"arguments": {"table": "t"}}))
+    assert catalog.metrics()["tools"] == {}
+    done = asyncio.run(catalog.run("wipe", {"arguments": {"table": "t"}, "confirm": True}))
+    assert done["result"] == "wiped t"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ([], "must be a JSON object"),
+        ({"argument": {}}, "unknown field.*'argument'"),
+        ({"arguments": [1]}, '"arguments" must be a JSON object.*not an array'),
+        ({"arguments": {}, "confirm": "yes"}, '"confirm" must be true or false, not a string'),
+    ],
+)
+def test_bad_bodies_are_refused_by_name(catalog: Catalog, body: Any, message: str) -> None:
+    """Each names what was wrong."""
+    with pytest.raises(BadRequestError, match=message):
+        asyncio.run(catalog.run("echo", body))
+
+
+def test_a_runner_that_raises_is_still_a_result(catalog: Catalog) -> None:
+    """The catalog never lets a run crash it."""
+
+    async def broken(name: str, arguments: dict[str, Any]) -> ToolResult:
+        raise OSError("gone")
+
+    outcome = asyncio.run(run_outcome(broken, catalog.registry.get_or_raise("echo"), {}))
+    assert outcome["ok"] is False
+    assert outcome["error_kind"] == "tool_error"
+    assert "OSError: gone" in outcome["model_message"]
