@@ -1,5 +1,6 @@
 // The forge-tools catalog: a single-page app over the catalog's JSON API (no build step).
 // Routes live in the hash (#/ and #/tool/<name>) so back and forward work.
+import { h } from "./dom.js";
 import { buildForm } from "./form.js";
 
 const SEARCH_DEBOUNCE_MS = 200;
@@ -17,22 +18,6 @@ const state = {
 };
 
 // ---------------------------------------------------------------- small helpers
-
-/** Create an element: h("p", {class: "x"}, "text", child). */
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else if (key === "text") el.textContent = value;
-    else el.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
 
 function json(value) {
   return JSON.stringify(value, null, 2);

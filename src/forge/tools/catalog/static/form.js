@@ -6,22 +6,10 @@
 // falls back to a raw-JSON text area for that field, and the whole form can be edited
 // as JSON too.
 
+import { h } from "./dom.js";
+
 const MAX_DEPTH = 6;
 let nextId = 0;
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === false || value === null || value === undefined) continue;
-    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
 
 function uid(prefix) {
   nextId += 1;
