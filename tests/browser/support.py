@@ -115,12 +115,27 @@ def echo_arguments(
     return {"labels": labels, "limits": limits, "urgent": urgent, "ratio": ratio}
 
 
+@tool(
+    category="utility",
+    tags=["units"],
+    version="0.9",
+    usage_notes="Rounds to whole centimetres.",
+    limitations=["Inches only"],
+    deprecated=True,
+    replaced_by="convert_length",
+)
+def inches_to_cm(inches: float) -> float:
+    """Convert inches to centimetres (the old way)."""
+    return round(inches * 2.54)
+
+
 def catalog_registry() -> ToolRegistry:
-    """The bundled example tools plus three that exercise the form and confirmation."""
+    """The bundled example tools plus four that exercise the form, confirmation and metadata."""
     registry = example_registry()
     registry.register(plan_trip)
     registry.register(erase_notes)
     registry.register(echo_arguments)
+    registry.register(inches_to_cm)
     return registry
 
 

@@ -94,6 +94,17 @@ def test_open_a_tool(page: Any) -> None:
     expect(page.locator("#tool-heading")).to_contain_text("convert_temperature")
 
 
+def test_metadata_and_deprecation(page: Any) -> None:
+    """Version, notes, limitations and the deprecation are shown, and flagged in the list."""
+    row = page.locator("tr", has=page.locator('a[href="#/tool/inches_to_cm"]'))
+    expect(row).to_contain_text("deprecated")
+    open_tool(page, "inches_to_cm")
+    expect(page.locator("#tool-heading")).to_contain_text("deprecated")
+    metadata = page.get_by_role("region", name="Metadata")
+    for shown in ("0.9", "Rounds to whole centimetres.", "Inches only", "convert_length"):
+        expect(metadata).to_contain_text(shown)
+
+
 def test_unknown_tool_says_so(page: Any, catalog: CatalogServer) -> None:
     """A link to a tool that does not exist shows the server's message, not a broken page."""
     page.goto(catalog.url + "#/tool/convert_temprature")
