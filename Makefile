@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 PORT   ?= 8765
 
-.PHONY: run test test-fast dist bench clean
+.PHONY: run test test-fast dist bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ run: $(STAMP)
 	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT)
 
 ## Lint, type-check, check the import layers and run the whole test suite.
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/ruff check src tests bench examples corpora
 	$(BIN)/ruff format --check src tests bench examples corpora
 	$(BIN)/mypy
@@ -48,3 +48,21 @@ dist: $(BIN)/python
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build dist
+
+## Install Debian's chromium for the catalog's browser tests when no Chromium is found
+## (as root with apt-get, else with 'sudo -n'; otherwise it says how).
+chromium:
+	@if [ -n "$$FORGE_CHROMIUM" ] || [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "Installing Debian's chromium for the browser tests..."; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+			|| echo "Installing chromium failed (see above): the browser tests fail under CI=true."; \
+	elif command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+		echo "Installing Debian's chromium for the browser tests (sudo)..."; \
+		{ sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+			|| echo "Installing chromium failed (see above): the browser tests fail under CI=true."; \
+	else \
+		echo "Chromium is missing and cannot be installed here: run 'sudo apt-get install -y chromium'" \
+			"or set FORGE_CHROMIUM to a Chromium binary (the browser tests fail under CI=true" \
+			"and are skipped otherwise)."; \
+	fi

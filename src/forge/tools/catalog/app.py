@@ -55,7 +55,9 @@ MAX_BODY_BYTES = 1024 * 1024
 _HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # Not "no-referrer": under it Chromium sends "Origin: null" with the login form's POST,
+    # which the server's Origin check (DNS rebinding) refuses with 403.
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 ]
 

@@ -1,0 +1,190 @@
+"""What the browser tests and the screenshot script share: Chromium, the tools, the server.
+
+Chromium is Debian's ``chromium`` package, driven by Playwright's Python driver through
+``executable_path`` (Playwright's own browser downloads are not used).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from forge.examples import example_registry
+from forge.tools import ToolRegistry, tool
+
+CHROMIUM_ENV = "FORGE_CHROMIUM"
+"""Names the Chromium binary to use instead of ``/usr/bin/chromium`` or ``chromium`` on PATH."""
+INSTALL_HINT = (
+    "Chromium is not installed, so the catalog's browser tests cannot run. Install Debian's "
+    "package ('apt-get install -y chromium', as root; 'make test' does it), or set "
+    f"{CHROMIUM_ENV} to a Chromium binary"
+)
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TOKEN = "catalog-browser-test-token-0123456789"
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def find_chromium() -> str | None:
+    """The Chromium binary: ``$FORGE_CHROMIUM``, ``/usr/bin/chromium``, or one on PATH."""
+    named = os.environ.get(CHROMIUM_ENV)
+    if named:
+        return named if Path(named).is_file() else None
+    if Path("/usr/bin/chromium").is_file():
+        return "/usr/bin/chromium"
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+# ------------------------------------------------------------------ the tools served
+
+
+class Traveller(BaseModel):
+    """One person on the trip."""
+
+    name: str = Field(description="Full name")
+    age: int = Field(ge=0, le=130, description="Age in years")
+
+
+ERASED: list[str] = []
+"""What `erase_notes` erased: the confirmation tests check nothing ran before confirming."""
+
+
+@tool(category="task", tags=["travel", "planning"], annotations={"read_only": True})
+def plan_trip(
+    destination: str,
+    nights: Annotated[int, Field(ge=1, le=60)],
+    travellers: list[Traveller],
+    transport: Literal["train", "plane", "car"] = "train",
+    budget: float | None = None,
+    refundable: bool = False,
+) -> dict[str, Any]:
+    """Plan a trip for a group of travellers.
+
+    Args:
+        destination: The city to travel to.
+        nights: How many nights to stay.
+        travellers: Who is going.
+        transport: How to get there.
+        budget: The most to spend in euros, if there is a limit.
+        refundable: Only refundable bookings.
+    """
+    people = ", ".join(t.name for t in travellers)
+    return {"plan": f"{nights} nights in {destination} by {transport} for {people}"}
+
+
+@tool(category="task", tags=["notes", "write"], annotations={"destructive": True})
+def erase_notes(prefix: str) -> str:
+    """Erase every note whose title starts with a prefix.
+
+    Args:
+        prefix: The start of the titles to erase.
+    """
+    ERASED.append(prefix)
+    return f"erased the notes starting with {prefix!r}"
+
+
+@tool(category="utility", tags=["debug"])
+def echo_arguments(
+    labels: list[str],
+    limits: dict[str, int] | int,
+    urgent: bool | None = None,
+    ratio: float = 0.5,
+) -> dict[str, Any]:
+    """Return the arguments exactly as received.
+
+    Args:
+        labels: Some labels.
+        limits: One limit for all, or a limit per name.
+        urgent: Whether it is urgent.
+        ratio: A ratio.
+    """
+    return {"labels": labels, "limits": limits, "urgent": urgent, "ratio": ratio}
+
+
+@tool(
+    category="utility",
+    tags=["units"],
+    version="0.9",
+    usage_notes="Rounds to whole centimetres.",
+    limitations=["Inches only"],
+    deprecated=True,
+    replaced_by="convert_length",
+)
+def inches_to_cm(inches: float) -> float:
+    """Convert inches to centimetres (the old way)."""
+    return round(inches * 2.54)
+
+
+def catalog_registry() -> ToolRegistry:
+    """The bundled example tools plus four that exercise the form, confirmation and metadata."""
+    registry = example_registry()
+    registry.register(plan_trip)
+    registry.register(erase_notes)
+    registry.register(echo_arguments)
+    registry.register(inches_to_cm)
+    return registry
+
+
+# ------------------------------------------------------------------ the server
+
+
+class CatalogServer:
+    """`serve_http` with the catalog for ``registry`` on a free port of 127.0.0.1."""
+
+    def __init__(self, registry: ToolRegistry, *, token: str | None) -> None:
+        self.registry = registry
+        self.token = token
+        self.port = 0
+        self._started = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), daemon=True)
+        self._thread.start()
+        if not self._started.wait(30):
+            raise RuntimeError("the catalog server did not start within 30 s")
+
+    @property
+    def url(self) -> str:
+        """The catalog's page."""
+        return f"http://127.0.0.1:{self.port}/"
+
+    async def _main(self) -> None:
+        from forge.tools.execution.executor import ToolExecutor
+        from forge.tools.integrations.mcp import MCPToolServer
+        from forge.tools.integrations.mcp.serve import serve_http
+
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()  # type: ignore[assignment]
+        executor = ToolExecutor(self.registry, metrics=True)
+        server = MCPToolServer(self.registry, executor=executor)
+        try:
+            await serve_http(server, port=0, token=self.token, on_started=self._on_started)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            server.close()
+            executor.close()
+
+    def _on_started(self, host: str, port: int) -> None:
+        self.port = port
+        self._started.set()
+
+    def stop(self) -> None:
+        """Cancel the server and wait for its thread."""
+        if self._loop is not None and self._task is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join(30)
