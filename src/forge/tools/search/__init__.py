@@ -6,8 +6,10 @@ Two BM25 indexes (bm25s) and one table of embeddings are built once per registry
   name and tags twice, the category and the parameters' names, descriptions and enum values
   once), names split on snake_case, kebab-case, camelCase and dots, stop words (including the
   polite words of chat requests), numbers and single letters dropped, plurals folded
-  (k1 = 1.2, b = 0.5). It picks the lexical candidates: the best ``max(60, limit)`` tools that
-  share a term with the query.
+  (k1 = 1.2, b = 0.5). Terms are letters and digits of any script, NFKC- and case-folded with
+  accents stripped; Chinese and Japanese runs become character pairs (``_tokens``). It
+  picks the lexical candidates: the best ``max(60, limit)`` tools that share a term with the
+  query.
 * **whole definition**: every word of the name, display name, tags, description and JSON
   parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
 * **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
@@ -36,12 +38,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from forge.tools.search._tokens import split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -72,96 +73,6 @@ FEATURES = (
 )
 #: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
 WEIGHTS = (3.56, 0.35, 2.78, -0.63, 2.29, 0.99, 0.95, 2.56, 2.56)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "about",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "he",
-        "hello",
-        "her",
-        "hey",
-        "hi",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "just",
-        "know",
-        "let",
-        "like",
-        "me",
-        "much",
-        "my",
-        "need",
-        "now",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "she",
-        "should",
-        "so",
-        "some",
-        "tell",
-        "than",
-        "thank",
-        "thanks",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "up",
-        "us",
-        "very",
-        "want",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
 _FIELD_WEIGHTS = {
     "name": 4,
     "display_name": 2,
@@ -170,65 +81,6 @@ _FIELD_WEIGHTS = {
     "category": 1,
     "params": 1,
 }
-
-
-@lru_cache(maxsize=65536)
-def _term(word: str) -> str | None:
-    term = word.lower()
-    if len(term) < 2 or term in _STOP or term.isdigit():
-        return None
-    if len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
-        term = term[:-1]
-    return term
-
-
-def _split(text: str) -> str:
-    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
-
-
-def tokenize(text: str) -> list[str]:
-    """Split text and identifiers into lowercase search terms."""
-    return [term for word in _WORD.findall(_split(text)) if (term := _term(word)) is not None]
-
-
-_SUFFIXES = (
-    ("ational", "ate"),
-    ("ation", "ate"),
-    ("ies", "y"),
-    ("sses", "ss"),
-    ("ingly", ""),
-    ("ing", ""),
-    ("edly", ""),
-    ("ed", ""),
-    ("ly", ""),
-    ("ment", ""),
-    ("s", ""),
-)
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """A light English stemmer: the first matching suffix of ``_SUFFIXES`` is replaced."""
-    word = word.lower()
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
-        return word
-    for suffix, replacement in _SUFFIXES:
-        base = word[: -len(suffix)]
-        if not word.endswith(suffix) or len(base) < 3 or not _VOWEL.search(base):
-            continue
-        if suffix in ("ing", "ingly", "ed", "edly"):
-            if base[-1] == base[-2] and base[-1] not in "lsz":
-                return base[:-1]  # stopped -> stop
-            if base.endswith(("at", "bl", "iz")):
-                return base + "e"  # created -> create
-        return base + replacement
-    return word
-
-
-def words(text: str) -> list[str]:
-    """Every word of text and identifiers, lowercased and stemmed, none dropped."""
-    return [_stem(word) for word in _WORD.findall(_split(text))]
 
 
 def _document(tool: Tool) -> list[str]:
@@ -249,7 +101,7 @@ def _document(tool: Tool) -> list[str]:
 
 def _semantic_text(tool: Tool) -> str:
     """The text a tool's embedding is made of: its name spelled out, then its description."""
-    return f"{_split(tool.name).replace('.', ' ')}. {tool.description}"
+    return f"{split_identifier(tool.name).replace('.', ' ')}. {tool.description}"
 
 
 def _whole_document(tool: Tool) -> list[str]:
