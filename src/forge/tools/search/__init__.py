@@ -14,10 +14,11 @@ Two BM25 indexes (bm25s) and one table of embeddings are built once per registry
   parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
 * **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
   (``_embedding``). The 20 tools nearest to the query join the candidates when their cosine
-  similarity is at least 0.2 and at least half the nearest one's, so a tool can be found by
-  meaning ("100 euro in US dollars" -> ``convert_currency``), even when no tool shares a word
-  with the query. A query close in meaning to no tool (below the 0.2 floor), or made only of
-  stop words and numbers, finds nothing.
+  similarity is at least half the nearest one's, and at least 0.2 while some tool shares a
+  term with the query. So a tool is found by meaning ("100 euro in US dollars" ->
+  ``convert_currency``) even when no tool shares a word with the query, and a query with no
+  term in common with any tool, or made only of stop words, still gets the tools nearest in
+  meaning: no query finds nothing while the registry (after the filters) has tools.
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
@@ -264,38 +265,61 @@ class SearchIndex:
 
         terms = tokenize(query)
         none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
-        if self._retriever is None or not terms:
+        if self._retriever is None:
             return none
-        scores = self._retriever.get_scores(terms)
-        keep = scores > 0
         mask = self._mask(category, tuple(tags)) if category is not None or tags else None
-        if mask is not None:
-            keep &= mask
-        candidates = np.flatnonzero(keep)
-        pool = max(CANDIDATES, limit)
-        if len(candidates) > pool:
-            best = np.argpartition(-scores[candidates], pool - 1)[:pool]
-            candidates = candidates[best]
+        candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
         from forge.tools.search._embedding import embed
 
         similarity = self._vectors @ embed([query])[0]
         # Tools found by meaning join whether or not any tool shares a word with the query:
         # otherwise whether one is found would hang on some unrelated tool's vocabulary.
-        candidates = np.union1d(candidates, self._nearest(similarity, mask))
+        candidates = np.union1d(
+            candidates, self._nearest(similarity, mask, floor=len(candidates) > 0)
+        )
         if not len(candidates):
             return none
         return candidates, self._features(query, terms, candidates, similarity[candidates])
 
-    @staticmethod
-    def _nearest(similarity: Any, mask: Any) -> Any:
-        """The tools that join the candidates by meaning alone (``SEMANTIC_*``)."""
+    def _lexical(self, terms: list[str], mask: Any, pool: int) -> Any:
+        """The best ``pool`` tools sharing a term with the query (weighted-field BM25)."""
         import numpy as np
 
-        allowed = similarity if mask is None else np.where(mask, similarity, -np.inf)
-        count = min(SEMANTIC_CANDIDATES, len(allowed))
+        if not terms:
+            return np.zeros(0, dtype=np.int64)
+        scores = self._retriever.get_scores(terms)
+        keep = scores > 0
+        if mask is not None:
+            keep &= mask
+        candidates = np.flatnonzero(keep)
+        if len(candidates) > pool:
+            best = np.argpartition(-scores[candidates], pool - 1)[:pool]
+            candidates = candidates[best]
+        return candidates
+
+    @staticmethod
+    def _nearest(similarity: Any, mask: Any, *, floor: bool) -> Any:
+        """The tools that join the candidates by meaning alone (``SEMANTIC_*``).
+
+        Without ``floor`` (no tool shares a term with the query) only the relative share
+        applies, so the nearest tool always joins: a query never finds nothing while the
+        registry has tools that pass the filters.
+        """
+        import numpy as np
+
+        if mask is None:
+            allowed = similarity
+        elif not mask.any():
+            return np.zeros(0, dtype=np.int64)
+        else:
+            allowed = np.where(mask, similarity, -np.inf)
+        count = min(SEMANTIC_CANDIDATES, int(np.count_nonzero(np.isfinite(allowed))))
         nearest = np.argpartition(-allowed, count - 1)[:count]
-        floor = max(SEMANTIC_FLOOR, SEMANTIC_SHARE * allowed[nearest].max())
-        return nearest[allowed[nearest] >= floor]
+        best = float(allowed[nearest].max())
+        least = SEMANTIC_SHARE * best if best > 0 else -np.inf
+        if floor:
+            least = max(SEMANTIC_FLOOR, least)
+        return nearest[allowed[nearest] >= least]
 
     def _features(self, query: str, terms: list[str], candidates: Any, similarity: Any) -> Any:
         import numpy as np
@@ -304,8 +328,11 @@ class SearchIndex:
         pairs = set(pairwise(terms))
         size = len(self._tools)
         idf = {t: math.log(1 + (size - (n := self._df.get(t, 0)) + 0.5) / (n + 0.5)) for t in asked}
-        idf_total = sum(idf.values())
-        whole = self._whole.get_scores(words(query))[candidates]
+        idf_total = sum(idf.values()) or 1.0
+        spelled = words(query)
+        whole = (
+            self._whole.get_scores(spelled)[candidates] if spelled else np.zeros(len(candidates))
+        )
         rows = np.zeros((len(candidates), len(FEATURES)))
         rows[:, 0] = whole / whole.max() if whole.max() > 0 else 0.0
         for row, i in zip(rows, candidates, strict=True):
@@ -313,7 +340,7 @@ class SearchIndex:
             found = asked & p.terms
             row[1] = len(asked & p.name) / len(p.name) if p.name else 0.0
             row[2] = sum(idf[t] for t in found) / idf_total
-            row[3] = len(asked & p.description) / len(asked)
+            row[3] = len(asked & p.description) / len(asked) if asked else 0.0
             row[4] = len(asked & p.description) / len(p.description) if p.description else 0.0
             row[5] = len(asked & p.parameters) / len(p.parameters) if p.parameters else 0.0
             row[6] = len(pairs & p.name_pairs) / len(p.name_pairs) if p.name_pairs else 0.0
