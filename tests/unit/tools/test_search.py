@@ -359,3 +359,50 @@ def test_an_english_question_finds_its_tool_among_chinese_descriptions(
 ) -> None:
     """Chinese descriptions neither hide nor crowd out the English words of a question."""
     assert chinese_registry().search(query)[0].name == expected
+
+
+def travel_registry() -> ToolRegistry:
+    """Topical travel tools, many alike, beside the generic steps a task also needs."""
+    topical = [
+        record(f"search_flights_{carrier}", f"Search {carrier} flights between two airports.")
+        for carrier in ("air", "budget", "charter", "regional", "premium", "cargo", "night")
+    ]
+    return ToolRegistry([
+        *topical,
+        record("book_flight", "Book a flight seat for a passenger."),
+        record("flight_status", "Live status of a flight by its number."),
+        record("lookup_airport_code", "The IATA code of the airport serving a city."),
+        record("write_file", "Write text to a file on disk."),
+        record("click_element", "Click an element of the open web page."),
+        record("send_email", "Send an email message."),
+        record("get_weather", "Current weather for a city."),
+    ])  # fmt: skip
+
+
+def test_a_multi_step_request_gets_every_tool_it_needs_in_the_top_ten() -> None:
+    """Each step of a request is searched too, so the generic steps join the topical tool."""
+    registry = travel_registry()
+    query = (
+        "Look up the airport code for Lyon, then search air flights from Paris to Lyon on "
+        "May 3; after that write the cheapest ones to a file and finally click the book button."
+    )
+    found = [t.name for t in registry.search(query, limit=10)]
+    assert {"lookup_airport_code", "search_flights_air", "write_file", "click_element"} <= set(
+        found
+    ), found
+
+
+def test_a_single_step_request_is_searched_whole() -> None:
+    """Without step markers the request is one part, ranked as before."""
+    from forge.tools.search._intents import parts
+
+    def has_terms(text: str) -> bool:
+        return bool(tokenize(text))
+
+    single = "Search air flights from Paris to Lyon. I am free on May 3."
+    assert parts(single, has_terms) == [single]
+    assert parts("1. clone the repo 2. build the image 3. push it", has_terms) == [
+        "clone the repo", "build the image", "push it",
+    ]  # fmt: skip
+    assert parts("Find X, and then Y", has_terms) == ["Find X, and then Y"]  # one part has terms
+    assert travel_registry().search(single)[0].name == "search_flights_air"

@@ -28,6 +28,11 @@ names mentioned, the share of its name's adjacent term pairs that appear adjacen
 query, and its cosine similarity to the query, raw and relative to the other candidates. Ties
 keep registration order.
 
+A request of several steps (cut at line breaks, semicolons, numbered steps and words such as
+"then", "after that", "also", "finally"; ``_intents``) is also searched step by step: the whole
+request's three best tools come first, then each step's best and the whole request's next in
+turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
+
 The weights were fitted by ``bench/fit_search.py`` on BFCL's single-intent ``simple_python``,
 ``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and ``live_parallel``
 categories only; the measured categories ``multiple`` and ``live_multiple``
@@ -43,6 +48,7 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from forge.tools.search._intents import interleave, parts
 from forge.tools.search._tokens import split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
 
@@ -61,6 +67,8 @@ SEMANTIC_CANDIDATES = 20
 #: least ``SEMANTIC_FLOOR`` and at least ``SEMANTIC_SHARE`` of the nearest tool's.
 SEMANTIC_FLOOR = 0.2
 SEMANTIC_SHARE = 0.5
+#: In a request of several steps, the whole request's best tools that come before any step's.
+WHOLE_FIRST = 3
 FEATURES = (
     "whole_bm25",
     "name_coverage",
@@ -240,17 +248,35 @@ class SearchIndex:
         category: ToolCategory | None = None,
         tags: Sequence[str] = (),
     ) -> list[Tool]:
-        """Return up to ``limit`` matching tools, best first; ties keep registration order."""
-        import numpy as np
+        """Return up to ``limit`` matching tools, best first; ties keep registration order.
 
+        A request of several steps (``_intents.parts``) keeps the whole request's
+        ``WHOLE_FIRST`` best tools first, then takes each step's best and the whole request's
+        next in turn, so the tools every step needs are near the top.
+        """
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
+        whole = self._rank(query, limit, category, tags)
+        steps = parts(query, lambda part: bool(tokenize(part)))
+        if len(steps) > 1:
+            rankings = [
+                whole[WHOLE_FIRST:],
+                *(self._rank(step, limit, category, tags) for step in steps),
+            ]
+            whole = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
+        return [self._tools[i] for i in whole[:limit]]
+
+    def _rank(
+        self, query: str, limit: int, category: ToolCategory | None, tags: Sequence[str]
+    ) -> list[int]:
+        """The positions of the best ``limit`` candidates, best first."""
+        import numpy as np
+
         candidates, features = self.candidates(query, limit, category=category, tags=tags)
         if not len(candidates):
             return []
-        scores = features @ np.asarray(WEIGHTS)
-        order = np.lexsort((candidates, -scores))
-        return [self._tools[i] for i in candidates[order][:limit]]
+        order = np.lexsort((candidates, -(features @ np.asarray(WEIGHTS))))
+        return [int(i) for i in candidates[order][:limit]]
 
     def candidates(
         self,
