@@ -297,7 +297,9 @@ class SearchIndex:
         candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
         from forge.tools.search._embedding import embed
 
-        similarity = self._vectors @ embed([query])[0]
+        # einsum, not a BLAS product: multithreaded BLAS stalls for tens of milliseconds on a
+        # busy machine, for work that takes well under a millisecond on one core.
+        similarity = np.einsum("ij,j->i", self._vectors, embed([query])[0])
         # Tools found by meaning join whether or not any tool shares a word with the query:
         # otherwise whether one is found would hang on some unrelated tool's vocabulary.
         candidates = np.union1d(
