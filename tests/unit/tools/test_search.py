@@ -98,7 +98,11 @@ def test_candidates_carry_one_bounded_row_per_tool() -> None:
     coverage = rows[:, FEATURES.index("name_coverage")]
     assert coverage.tolist() == [1.0, 0.5]
     assert rows[:, FEATURES.index("whole_bm25")].max() == 1.0
-    none, empty = index.candidates("the of and")
+    nearest, stop_words = index.candidates("the of and")
+    assert len(nearest) >= 1
+    assert stop_words.shape == (len(nearest), len(FEATURES))
+    assert ((stop_words >= 0) & (stop_words <= 1)).all()
+    none, empty = SearchIndex([]).candidates("get the weather")
     assert len(none) == 0
     assert empty.shape == (0, len(FEATURES))
 
@@ -208,10 +212,11 @@ WORDS = st.sampled_from(["weather", "file", "email", "stock", "note", "music", "
 def test_results_are_matching_unique_and_bounded(
     descriptions: list[list[str]], query: list[str], limit: int
 ) -> None:
-    """Results appear once, at most `limit`; each shares a term or is close in meaning.
+    """Results appear once, at most `limit`, never none; each shares a term or is near in meaning.
 
     Every tool sharing a term with the query is a candidate, so they fill the results
-    up to `limit`; others join only by meaning, at or above the similarity floor.
+    up to `limit`; others join only by meaning, at or above the similarity floor while some
+    tool shares a term (and the nearest ones join when none does).
     """
     tools = [from_record(record(f"t{i}", " ".join(words))) for i, words in enumerate(descriptions)]
     text = " ".join(query)
@@ -221,10 +226,10 @@ def test_results_are_matching_unique_and_bounded(
     wanted = set(tokenize(text))
     matching = [t for t in tools if wanted & set(tokenize(t.description))]
     for t in results:
-        if not wanted & set(tokenize(t.description)):
+        if matching and not wanted & set(tokenize(t.description)):
             similarity = float(embed([text])[0] @ embed([_semantic_text(t)])[0])
             assert similarity >= SEMANTIC_FLOOR - 1e-6, (t.description, similarity)
-    assert len(results) >= min(limit, len(matching))
+    assert len(results) >= max(1, min(limit, len(matching)))
 
 
 def test_searching_does_not_compile_schema_only_tools() -> None:
@@ -276,10 +281,31 @@ def test_a_tool_is_found_by_meaning_when_no_tool_shares_a_query_word() -> None:
     assert [t.name for t in registry.search("100 euro in US dollars")] == ["convert_currency"]
 
 
-def test_a_query_close_to_no_tool_finds_nothing() -> None:
-    """A query that shares no word with any tool and is near none in meaning finds nothing."""
-    assert currency_registry().search("zzqx frobnicate") == []
-    assert currency_registry().search("lorem ipsum dolor") == []
+def test_a_query_sharing_no_word_with_any_tool_still_gets_the_nearest_by_meaning() -> None:
+    """No term in common with any tool, or only stop words: the nearest tools by meaning."""
+    registry = ToolRegistry([
+        record("house_purchase_helper", "Guides the process of purchasing a house or flat."),
+        record("send_email", "Send an email message."),
+        record("get_weather", "Current weather for a city."),
+    ])  # fmt: skip
+    assert not tokenize("How do I buy a home?") or not any(
+        set(tokenize("How do I buy a home?")) & set(tokenize(t.description)) for t in registry
+    )
+    assert registry.search("What are the steps to buy a home in Canada?")[0].name == (
+        "house_purchase_helper"
+    )
+    for query in ("zzqx frobnicate", "lorem ipsum dolor", "what is it?", "", "天气"):
+        assert registry.search(query), query
+
+
+def test_no_query_finds_nothing_while_the_filters_leave_tools() -> None:
+    """Every query finds something among the tools the filters leave, and nothing when none."""
+    registry = currency_registry()
+    for query in ("zzqx frobnicate", "what is it?", "how many yen is 20 dollars"):
+        found = registry.search(query, category="web")
+        assert found, query
+        assert {t.metadata.category.value for t in found} == {"web"}
+    assert registry.search("zzqx frobnicate", tags=["missing"]) == []
 
 
 def test_semantic_features_are_bounded_and_relative() -> None:
@@ -293,3 +319,90 @@ def test_semantic_features_are_bounded_and_relative() -> None:
     relative = rows[:, FEATURES.index("semantic_relative")]
     assert ((cosine >= 0) & (cosine <= 1)).all()
     assert sorted(relative.tolist()) == [0.0, 1.0]
+
+
+def chinese_registry() -> ToolRegistry:
+    """Tools described in Chinese beside tools described in English."""
+    return ToolRegistry([
+        record("get_weather", "获取指定城市的天气预报。"),
+        record("send_email", "发送电子邮件给联系人。"),
+        record("stock_price", "查询股票的实时价格。"),
+        record("book_flight", "Book a flight between two airports.", tags=["机票"]),
+        record("translate_text", "Translate text between languages."),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("北京明天的天气怎么样\uff1f", "get_weather"),
+        ("帮我给老板发一封邮件", "send_email"),
+        ("腾讯的股价是多少", "stock_price"),
+        ("我想买一张机票", "book_flight"),
+    ],
+)
+def test_a_chinese_question_finds_the_tool_described_in_chinese(query: str, expected: str) -> None:
+    """Chinese words of a question match Chinese descriptions and tags, without spaces."""
+    assert chinese_registry().search(query)[0].name == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What is the stock price of Tencent?", "stock_price"),
+        ("Book a flight to 北京", "book_flight"),
+        ("translate 你好 into English", "translate_text"),
+    ],
+)
+def test_an_english_question_finds_its_tool_among_chinese_descriptions(
+    query: str, expected: str
+) -> None:
+    """Chinese descriptions neither hide nor crowd out the English words of a question."""
+    assert chinese_registry().search(query)[0].name == expected
+
+
+def travel_registry() -> ToolRegistry:
+    """Topical travel tools, many alike, beside the generic steps a task also needs."""
+    topical = [
+        record(f"search_flights_{carrier}", f"Search {carrier} flights between two airports.")
+        for carrier in ("air", "budget", "charter", "regional", "premium", "cargo", "night")
+    ]
+    return ToolRegistry([
+        *topical,
+        record("book_flight", "Book a flight seat for a passenger."),
+        record("flight_status", "Live status of a flight by its number."),
+        record("lookup_airport_code", "The IATA code of the airport serving a city."),
+        record("write_file", "Write text to a file on disk."),
+        record("click_element", "Click an element of the open web page."),
+        record("send_email", "Send an email message."),
+        record("get_weather", "Current weather for a city."),
+    ])  # fmt: skip
+
+
+def test_a_multi_step_request_gets_every_tool_it_needs_in_the_top_ten() -> None:
+    """Each step of a request is searched too, so the generic steps join the topical tool."""
+    registry = travel_registry()
+    query = (
+        "Look up the airport code for Lyon, then search air flights from Paris to Lyon on "
+        "May 3; after that write the cheapest ones to a file and finally click the book button."
+    )
+    found = [t.name for t in registry.search(query, limit=10)]
+    assert {"lookup_airport_code", "search_flights_air", "write_file", "click_element"} <= set(
+        found
+    ), found
+
+
+def test_a_single_step_request_is_searched_whole() -> None:
+    """Without step markers the request is one part, ranked as before."""
+    from forge.tools.search._intents import parts
+
+    def has_terms(text: str) -> bool:
+        return bool(tokenize(text))
+
+    single = "Search air flights from Paris to Lyon. I am free on May 3."
+    assert parts(single, has_terms) == [single]
+    assert parts("1. clone the repo 2. build the image 3. push it", has_terms) == [
+        "clone the repo", "build the image", "push it",
+    ]  # fmt: skip
+    assert parts("Find X, and then Y", has_terms) == ["Find X, and then Y"]  # one part has terms
+    assert travel_registry().search(single)[0].name == "search_flights_air"

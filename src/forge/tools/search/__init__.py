@@ -6,16 +6,19 @@ Two BM25 indexes (bm25s) and one table of embeddings are built once per registry
   name and tags twice, the category and the parameters' names, descriptions and enum values
   once), names split on snake_case, kebab-case, camelCase and dots, stop words (including the
   polite words of chat requests), numbers and single letters dropped, plurals folded
-  (k1 = 1.2, b = 0.5). It picks the lexical candidates: the best ``max(60, limit)`` tools that
-  share a term with the query.
+  (k1 = 1.2, b = 0.5). Terms are letters and digits of any script, NFKC- and case-folded with
+  accents stripped; Chinese and Japanese runs become character pairs (``_tokens``). It
+  picks the lexical candidates: the best ``max(60, limit)`` tools that share a term with the
+  query.
 * **whole definition**: every word of the name, display name, tags, description and JSON
   parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
 * **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
   (``_embedding``). The 20 tools nearest to the query join the candidates when their cosine
-  similarity is at least 0.2 and at least half the nearest one's, so a tool can be found by
-  meaning ("100 euro in US dollars" -> ``convert_currency``), even when no tool shares a word
-  with the query. A query close in meaning to no tool (below the 0.2 floor), or made only of
-  stop words and numbers, finds nothing.
+  similarity is at least half the nearest one's, and at least 0.2 while some tool shares a
+  term with the query. So a tool is found by meaning ("100 euro in US dollars" ->
+  ``convert_currency``) even when no tool shares a word with the query, and a query with no
+  term in common with any tool, or made only of stop words, still gets the tools nearest in
+  meaning: no query finds nothing while the registry (after the filters) has tools.
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
@@ -24,6 +27,11 @@ in its description and of its description found in the query, the share of its p
 names mentioned, the share of its name's adjacent term pairs that appear adjacently in the
 query, and its cosine similarity to the query, raw and relative to the other candidates. Ties
 keep registration order.
+
+A request of several steps (cut at line breaks, semicolons, numbered steps and words such as
+"then", "after that", "also", "finally"; ``_intents``) is also searched step by step: the whole
+request's three best tools come first, then each step's best and the whole request's next in
+turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
 
 The weights were fitted by ``bench/fit_search.py`` on BFCL's single-intent ``simple_python``,
 ``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and ``live_parallel``
@@ -36,12 +44,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from forge.tools.search._intents import interleave, parts
+from forge.tools.search._tokens import split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -59,6 +67,8 @@ SEMANTIC_CANDIDATES = 20
 #: least ``SEMANTIC_FLOOR`` and at least ``SEMANTIC_SHARE`` of the nearest tool's.
 SEMANTIC_FLOOR = 0.2
 SEMANTIC_SHARE = 0.5
+#: In a request of several steps, the whole request's best tools that come before any step's.
+WHOLE_FIRST = 3
 FEATURES = (
     "whole_bm25",
     "name_coverage",
@@ -72,96 +82,6 @@ FEATURES = (
 )
 #: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
 WEIGHTS = (3.56, 0.35, 2.78, -0.63, 2.29, 0.99, 0.95, 2.56, 2.56)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_STOP = frozenset(
-    [
-        "a",
-        "about",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "he",
-        "hello",
-        "her",
-        "hey",
-        "hi",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "just",
-        "know",
-        "let",
-        "like",
-        "me",
-        "much",
-        "my",
-        "need",
-        "now",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "she",
-        "should",
-        "so",
-        "some",
-        "tell",
-        "than",
-        "thank",
-        "thanks",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "up",
-        "us",
-        "very",
-        "want",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
 _FIELD_WEIGHTS = {
     "name": 4,
     "display_name": 2,
@@ -170,65 +90,6 @@ _FIELD_WEIGHTS = {
     "category": 1,
     "params": 1,
 }
-
-
-@lru_cache(maxsize=65536)
-def _term(word: str) -> str | None:
-    term = word.lower()
-    if len(term) < 2 or term in _STOP or term.isdigit():
-        return None
-    if len(term) > 3 and term.endswith("s") and not term.endswith("ss"):
-        term = term[:-1]
-    return term
-
-
-def _split(text: str) -> str:
-    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
-
-
-def tokenize(text: str) -> list[str]:
-    """Split text and identifiers into lowercase search terms."""
-    return [term for word in _WORD.findall(_split(text)) if (term := _term(word)) is not None]
-
-
-_SUFFIXES = (
-    ("ational", "ate"),
-    ("ation", "ate"),
-    ("ies", "y"),
-    ("sses", "ss"),
-    ("ingly", ""),
-    ("ing", ""),
-    ("edly", ""),
-    ("ed", ""),
-    ("ly", ""),
-    ("ment", ""),
-    ("s", ""),
-)
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """A light English stemmer: the first matching suffix of ``_SUFFIXES`` is replaced."""
-    word = word.lower()
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
-        return word
-    for suffix, replacement in _SUFFIXES:
-        base = word[: -len(suffix)]
-        if not word.endswith(suffix) or len(base) < 3 or not _VOWEL.search(base):
-            continue
-        if suffix in ("ing", "ingly", "ed", "edly"):
-            if base[-1] == base[-2] and base[-1] not in "lsz":
-                return base[:-1]  # stopped -> stop
-            if base.endswith(("at", "bl", "iz")):
-                return base + "e"  # created -> create
-        return base + replacement
-    return word
-
-
-def words(text: str) -> list[str]:
-    """Every word of text and identifiers, lowercased and stemmed, none dropped."""
-    return [_stem(word) for word in _WORD.findall(_split(text))]
 
 
 def _document(tool: Tool) -> list[str]:
@@ -249,7 +110,7 @@ def _document(tool: Tool) -> list[str]:
 
 def _semantic_text(tool: Tool) -> str:
     """The text a tool's embedding is made of: its name spelled out, then its description."""
-    return f"{_split(tool.name).replace('.', ' ')}. {tool.description}"
+    return f"{split_identifier(tool.name).replace('.', ' ')}. {tool.description}"
 
 
 def _whole_document(tool: Tool) -> list[str]:
@@ -387,17 +248,35 @@ class SearchIndex:
         category: ToolCategory | None = None,
         tags: Sequence[str] = (),
     ) -> list[Tool]:
-        """Return up to ``limit`` matching tools, best first; ties keep registration order."""
-        import numpy as np
+        """Return up to ``limit`` matching tools, best first; ties keep registration order.
 
+        A request of several steps (``_intents.parts``) keeps the whole request's
+        ``WHOLE_FIRST`` best tools first, then takes each step's best and the whole request's
+        next in turn, so the tools every step needs are near the top.
+        """
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
+        whole = self._rank(query, limit, category, tags)
+        steps = parts(query, lambda part: bool(tokenize(part)))
+        if len(steps) > 1:
+            rankings = [
+                whole[WHOLE_FIRST:],
+                *(self._rank(step, limit, category, tags) for step in steps),
+            ]
+            whole = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
+        return [self._tools[i] for i in whole[:limit]]
+
+    def _rank(
+        self, query: str, limit: int, category: ToolCategory | None, tags: Sequence[str]
+    ) -> list[int]:
+        """The positions of the best ``limit`` candidates, best first."""
+        import numpy as np
+
         candidates, features = self.candidates(query, limit, category=category, tags=tags)
         if not len(candidates):
             return []
-        scores = features @ np.asarray(WEIGHTS)
-        order = np.lexsort((candidates, -scores))
-        return [self._tools[i] for i in candidates[order][:limit]]
+        order = np.lexsort((candidates, -(features @ np.asarray(WEIGHTS))))
+        return [int(i) for i in candidates[order][:limit]]
 
     def candidates(
         self,
@@ -412,38 +291,63 @@ class SearchIndex:
 
         terms = tokenize(query)
         none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
-        if self._retriever is None or not terms:
+        if self._retriever is None:
             return none
-        scores = self._retriever.get_scores(terms)
-        keep = scores > 0
         mask = self._mask(category, tuple(tags)) if category is not None or tags else None
-        if mask is not None:
-            keep &= mask
-        candidates = np.flatnonzero(keep)
-        pool = max(CANDIDATES, limit)
-        if len(candidates) > pool:
-            best = np.argpartition(-scores[candidates], pool - 1)[:pool]
-            candidates = candidates[best]
+        candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
         from forge.tools.search._embedding import embed
 
-        similarity = self._vectors @ embed([query])[0]
+        # einsum, not a BLAS product: multithreaded BLAS stalls for tens of milliseconds on a
+        # busy machine, for work that takes well under a millisecond on one core.
+        similarity = np.einsum("ij,j->i", self._vectors, embed([query])[0])
         # Tools found by meaning join whether or not any tool shares a word with the query:
         # otherwise whether one is found would hang on some unrelated tool's vocabulary.
-        candidates = np.union1d(candidates, self._nearest(similarity, mask))
+        candidates = np.union1d(
+            candidates, self._nearest(similarity, mask, floor=len(candidates) > 0)
+        )
         if not len(candidates):
             return none
         return candidates, self._features(query, terms, candidates, similarity[candidates])
 
-    @staticmethod
-    def _nearest(similarity: Any, mask: Any) -> Any:
-        """The tools that join the candidates by meaning alone (``SEMANTIC_*``)."""
+    def _lexical(self, terms: list[str], mask: Any, pool: int) -> Any:
+        """The best ``pool`` tools sharing a term with the query (weighted-field BM25)."""
         import numpy as np
 
-        allowed = similarity if mask is None else np.where(mask, similarity, -np.inf)
-        count = min(SEMANTIC_CANDIDATES, len(allowed))
+        if not terms:
+            return np.zeros(0, dtype=np.int64)
+        scores = self._retriever.get_scores(terms)
+        keep = scores > 0
+        if mask is not None:
+            keep &= mask
+        candidates = np.flatnonzero(keep)
+        if len(candidates) > pool:
+            best = np.argpartition(-scores[candidates], pool - 1)[:pool]
+            candidates = candidates[best]
+        return candidates
+
+    @staticmethod
+    def _nearest(similarity: Any, mask: Any, *, floor: bool) -> Any:
+        """The tools that join the candidates by meaning alone (``SEMANTIC_*``).
+
+        Without ``floor`` (no tool shares a term with the query) only the relative share
+        applies, so the nearest tool always joins: a query never finds nothing while the
+        registry has tools that pass the filters.
+        """
+        import numpy as np
+
+        if mask is None:
+            allowed = similarity
+        elif not mask.any():
+            return np.zeros(0, dtype=np.int64)
+        else:
+            allowed = np.where(mask, similarity, -np.inf)
+        count = min(SEMANTIC_CANDIDATES, int(np.count_nonzero(np.isfinite(allowed))))
         nearest = np.argpartition(-allowed, count - 1)[:count]
-        floor = max(SEMANTIC_FLOOR, SEMANTIC_SHARE * allowed[nearest].max())
-        return nearest[allowed[nearest] >= floor]
+        best = float(allowed[nearest].max())
+        least = SEMANTIC_SHARE * best if best > 0 else -np.inf
+        if floor:
+            least = max(SEMANTIC_FLOOR, least)
+        return nearest[allowed[nearest] >= least]
 
     def _features(self, query: str, terms: list[str], candidates: Any, similarity: Any) -> Any:
         import numpy as np
@@ -452,8 +356,11 @@ class SearchIndex:
         pairs = set(pairwise(terms))
         size = len(self._tools)
         idf = {t: math.log(1 + (size - (n := self._df.get(t, 0)) + 0.5) / (n + 0.5)) for t in asked}
-        idf_total = sum(idf.values())
-        whole = self._whole.get_scores(words(query))[candidates]
+        idf_total = sum(idf.values()) or 1.0
+        spelled = words(query)
+        whole = (
+            self._whole.get_scores(spelled)[candidates] if spelled else np.zeros(len(candidates))
+        )
         rows = np.zeros((len(candidates), len(FEATURES)))
         rows[:, 0] = whole / whole.max() if whole.max() > 0 else 0.0
         for row, i in zip(rows, candidates, strict=True):
@@ -461,7 +368,7 @@ class SearchIndex:
             found = asked & p.terms
             row[1] = len(asked & p.name) / len(p.name) if p.name else 0.0
             row[2] = sum(idf[t] for t in found) / idf_total
-            row[3] = len(asked & p.description) / len(asked)
+            row[3] = len(asked & p.description) / len(asked) if asked else 0.0
             row[4] = len(asked & p.description) / len(p.description) if p.description else 0.0
             row[5] = len(asked & p.parameters) / len(p.parameters) if p.parameters else 0.0
             row[6] = len(pairs & p.name_pairs) / len(p.name_pairs) if p.name_pairs else 0.0

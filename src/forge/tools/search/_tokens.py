@@ -1,0 +1,189 @@
+"""Search terms of any script: identifiers split, text normalised, CJK cut into bigrams.
+
+Text is normalised with NFKC, case-folded and stripped of combining accents (``Café`` and
+``CAFE`` give ``cafe``). A word is a run of letters and digits of any script; a run of Chinese
+or Japanese characters, written without spaces, becomes its overlapping character pairs
+(``天气预报`` -> ``天气 气预 预报``; a lone character stays). English stop words, numbers and
+single Latin letters are dropped from ``tokenize``'s terms, and English plurals and suffixes are
+folded; words of other scripts are kept as they are.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from itertools import pairwise
+
+__all__ = ["split_identifier", "tokenize", "words"]
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: A run of Chinese or Japanese characters, or a run of other letters and digits.
+_WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+_CJK_RUN = re.compile(rf"[{_CJK}]")
+_ACCENTS = re.compile("[\u0300-\u036f]")
+_STOP = frozenset(
+    [
+        "a",
+        "about",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "he",
+        "hello",
+        "her",
+        "hey",
+        "hi",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "know",
+        "let",
+        "like",
+        "me",
+        "much",
+        "my",
+        "need",
+        "now",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "she",
+        "should",
+        "so",
+        "some",
+        "tell",
+        "than",
+        "thank",
+        "thanks",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "up",
+        "us",
+        "very",
+        "want",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ation", "ate"),
+    ("ies", "y"),
+    ("sses", "ss"),
+    ("ingly", ""),
+    ("ing", ""),
+    ("edly", ""),
+    ("ed", ""),
+    ("ly", ""),
+    ("ment", ""),
+    ("s", ""),
+)
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+def split_identifier(text: str) -> str:
+    """``snake_case``, ``kebab-case`` and ``camelCase`` identifiers spelled as words."""
+    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
+
+
+def _fold(text: str) -> str:
+    if text.isascii():
+        return text.lower()
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
+
+
+def _pieces(text: str) -> list[str]:
+    """The words of a text, folded; a CJK run as its character pairs."""
+    out: list[str] = []
+    for word in _WORD.findall(_fold(split_identifier(text))):
+        if len(word) > 1 and _CJK_RUN.match(word):
+            out.extend(a + b for a, b in pairwise(word))
+        else:
+            out.append(word)
+    return out
+
+
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str | None:
+    if not word.isascii():
+        return None if word.isdigit() or not (len(word) > 1 or _CJK_RUN.match(word)) else word
+    if len(word) < 2 or word in _STOP or word.isdigit():
+        return None
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return None if word in _STOP else word
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text and identifiers into lowercase search terms."""
+    return [term for word in _pieces(text) if (term := _term(word)) is not None]
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    """A light English stemmer: the first matching suffix of ``_SUFFIXES`` is replaced."""
+    if len(word) <= 3 or not word.isascii() or word.endswith(("ss", "us", "is")):
+        return word
+    for suffix, replacement in _SUFFIXES:
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < 3 or not _VOWEL.search(base):
+            continue
+        if suffix in ("ing", "ingly", "ed", "edly"):
+            if base[-1] == base[-2] and base[-1] not in "lsz":
+                return base[:-1]  # stopped -> stop
+            if base.endswith(("at", "bl", "iz")):
+                return base + "e"  # created -> create
+        return base + replacement
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Every word of text and identifiers, lowercased and stemmed, none dropped."""
+    return [_stem(word) for word in _pieces(text)]
