@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from forge.core.redaction import Redaction
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
     from forge.tools.config.openapi import import_openapi
+    from forge.tools.deferral import Defer, DeferredSession
     from forge.tools.execution.backend import Backend
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from forge.tools.model.builder import ToolBuilder, create_tool
     from forge.tools.model.prompt import PromptOptions
     from forge.tools.model.records import from_record
-    from forge.tools.parsing import ToolCallFormatError, parse_tool_calls
+    from forge.tools.parsing import ToolCallFormatError, parse_tool_calls, revealed_tools
     from forge.tools.plugins import load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
@@ -103,6 +104,9 @@ _LAZY = {
     "TurnBuilder": "forge.tools.turns",
     "TurnStream": "forge.tools.turns",
     "read_turn": "forge.tools.turns",
+    "Defer": "forge.tools.deferral",
+    "DeferredSession": "forge.tools.deferral",
+    "revealed_tools": "forge.tools.parsing",
 }
 
 
@@ -128,6 +132,8 @@ __all__ = [
     "BaseTool",
     "Content",
     "Decision",
+    "Defer",
+    "DeferredSession",
     "DuplicateToolError",
     "ElicitRequest",
     "Elicitation",
@@ -187,5 +193,6 @@ __all__ = [
     "load_tools",
     "parse_tool_calls",
     "read_turn",
+    "revealed_tools",
     "tool",
 ]

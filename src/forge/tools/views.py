@@ -34,10 +34,13 @@ from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 
 if TYPE_CHECKING:
+    from forge.tools.deferral import DeferredSession, DeferSpec, Inactive
+    from forge.tools.execution.executor import ToolExecutor
     from forge.tools.formats.report import Conversion, Errors
     from forge.tools.model.prompt import PromptKeywords, PromptOptions
     from forge.tools.model.tool import Tool
     from forge.tools.store._store import ToolSource
+    from forge.tools.values.context import ExecutionContext
 
 __all__ = ["ToolReads", "ToolView"]
 
@@ -124,6 +127,8 @@ class ToolReads(RunMethods):
         allowed: Iterable[str] | None = None,
         strict: bool = False,
         errors: Errors = "report",
+        defer: DeferSpec | None = None,
+        tool_search: str | bool = True,
     ) -> list[Any]:
         """Return the tools in a provider's wire format, in registration order.
 
@@ -136,16 +141,63 @@ class ToolReads(RunMethods):
             errors: ``report`` (default): one tool never breaks the export; what a
                 provider cannot take is shortened, sent without strict mode or left
                 out, as `conversion` reports. ``raise``: raise instead.
+            defer: Tools to defer to the provider's own tool search (Anthropic, OpenAI
+                Responses): a `forge.tools.deferral.Defer` (``Defer.all_but(5,
+                query=...)``, ``Defer.tagged(...)``, ...), ``True`` for all, tool names, or
+                a predicate. They are sent with ``"defer_loading": true``.
+            tool_search: With ``defer``: add the provider's search tool last (``True``:
+                its default variant, Anthropic's BM25; or a variant's name: ``"regex"``);
+                ``False`` adds none.
 
         The definitions are cached per registry version and read-only (shared by every
         caller; ``copy.deepcopy`` gives a mutable copy); the list is new on each call.
+        For providers without a tool search of their own, see `deferred`.
 
         Raises:
-            UnsupportedProviderError: Listing the supported providers.
+            UnsupportedProviderError: Listing the supported providers (with ``defer``, a
+                `NoNativeSearchError` saying to use `deferred` instead).
             SchemaConversionError: With ``errors="raise"``, a tool that cannot be
                 converted as asked.
+            ToolNotFoundError: ``defer`` names a tool that does not exist.
         """
+        if defer is not None:
+            from forge.tools.deferral import deferred_export
+
+            return deferred_export(self, provider, defer, tool_search=tool_search,
+                                   allowed=allowed, strict=strict, errors=errors)  # fmt: skip
         return provider_definitions(self, provider, allowed=allowed, strict=strict, errors=errors)
+
+    def deferred(
+        self,
+        provider: str,
+        *,
+        pinned: Iterable[str] = (),
+        max_active: int = 16,
+        search_limit: int = 5,
+        search_name: str = "search_tools",
+        inactive: Inactive = "run",
+        executor: ToolExecutor | None = None,
+        context: ExecutionContext | None = None,
+        strict: bool = False,
+    ) -> DeferredSession:
+        """Start a conversation that loads tools as the model searches for them (any provider).
+
+        ``session.tools()`` is each request's ``tools=``: the ``pinned`` tools, those
+        revealed so far (at most ``max_active``, least recently used leave first) and a
+        search tool called ``search_name`` backed by `search`; ``session.run_turn(response)``
+        runs the calls and reveals what each search found. See
+        `forge.tools.deferral.DeferredSession` for every argument.
+
+        Raises:
+            UnsupportedProviderError: ``provider`` has no turns to rebuild (MCP).
+            ToolNotFoundError: A pinned name is no tool's.
+        """
+        from forge.tools.deferral import DeferredSession
+
+        return DeferredSession(self, provider, pinned=pinned, max_active=max_active,
+                               search_limit=search_limit, search_name=search_name,
+                               inactive=inactive, executor=executor, context=context,
+                               strict=strict)  # fmt: skip
 
     def conversion(
         self,

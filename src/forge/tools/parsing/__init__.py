@@ -37,6 +37,7 @@ __all__ = [
     "is_generated_id",
     "parse_tool_calls",
     "resolve_provider",
+    "revealed_tools",
 ]
 
 PARSERS: dict[str, Callable[[Any], list[ToolCall]]] = {
@@ -122,4 +123,46 @@ argument_error=None, raw_arguments=None)
             f"the {name or 'model'} response is not in a shape forge-tools reads "
             f"({type(exc).__name__}: {str(exc)[:200]}); pass the response, message or calls "
             "as the provider sends them"
+        ) from exc
+
+
+#: The providers whose responses can reveal deferred tools (their own tool search).
+REVEALERS: dict[str, Callable[[Any], list[str]]] = {
+    "anthropic": anthropic.revealed,
+    "openai-responses": responses.revealed,
+}
+
+
+def revealed_tools(message_or_response: Any, provider: str | None = None) -> list[str]:
+    """Return the deferred tools the provider's own tool search revealed, in order.
+
+    The search's blocks or items (Anthropic's ``server_tool_use`` and
+    ``tool_search_tool_result``, OpenAI's ``tool_search_call`` and ``tool_search_output``)
+    are not calls for the client: `parse_tool_calls` skips them. This reads the tool
+    names they loaded. Providers without a native tool search reveal none (``[]``).
+
+    Raises:
+        UnsupportedProviderError: ``provider`` is not supported.
+        ToolCallFormatError: The input is not in a shape the provider uses.
+    """
+    obj = message_or_response
+    if isinstance(obj, str | bytes | bytearray):
+        try:
+            obj = json.loads(obj)
+        except (ValueError, RecursionError) as exc:
+            raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
+    if obj is None:
+        return []
+    name = detect_provider(obj) if provider is None else resolve_provider(provider)
+    reveal = REVEALERS.get(name)
+    if reveal is None:
+        return []
+    try:
+        return reveal(obj)
+    except ForgeError:
+        raise
+    except (TypeError, ValueError, LookupError, AttributeError, RecursionError) as exc:
+        raise ToolCallFormatError(
+            f"the {name} response is not in a shape forge-tools reads "
+            f"({type(exc).__name__}: {str(exc)[:200]}); pass the response as the SDK returns it"
         ) from exc

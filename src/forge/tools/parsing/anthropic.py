@@ -3,6 +3,10 @@
 Accepted: a ``Message``, a list of content blocks, or one block; as dicts or SDK objects.
 ``input`` is an object. Blocks of other types (text, thinking, and the server-run
 ``server_tool_use`` / ``mcp_tool_use``, which the API executes itself) are skipped.
+
+`revealed` reads the other side of the API's own tool search: the names in the
+``tool_reference`` blocks of each ``tool_search_tool_result``, the deferred tools the
+search loaded for the model.
 """
 
 from __future__ import annotations
@@ -13,18 +17,20 @@ from forge.core._text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 
-__all__ = ["parse"]
+__all__ = ["parse", "revealed"]
+
+
+def _blocks(obj: Any) -> list[Any]:
+    if isinstance(obj, list | tuple):
+        return list(obj)
+    content = field(obj, "content")
+    return items(content) if isinstance(content, list | tuple) else [obj]
 
 
 def parse(obj: Any) -> list[ToolCall]:
     """Return the tool calls in a message or a list of content blocks."""
-    if isinstance(obj, list | tuple):
-        blocks = list(obj)
-    else:
-        content = field(obj, "content")
-        blocks = items(content) if isinstance(content, list | tuple) else [obj]
     calls = []
-    for index, block in enumerate(blocks):
+    for index, block in enumerate(_blocks(obj)):
         if field(block, "type") != "tool_use":
             continue
         name = field(block, "name")
@@ -36,3 +42,27 @@ def parse(obj: Any) -> list[ToolCall]:
         )
         calls.append(ToolCall.from_raw(call_id, name, arguments))
     return calls
+
+
+def revealed(obj: Any) -> list[str]:
+    """The tool names the API's tool search revealed in a message or content blocks, in order.
+
+    A search that failed (its result is a ``tool_search_tool_result_error``) reveals none.
+    """
+    names: list[str] = []
+    for block in _blocks(obj):
+        if field(block, "type") != "tool_search_tool_result":
+            continue
+        result = field(block, "content")
+        if field(result, "type") != "tool_search_tool_search_result":
+            continue
+        references = field(result, "tool_references")
+        if not isinstance(references, list | tuple):
+            raise ToolCallFormatError(
+                f"a tool_search_tool_result's tool_references is not a list: {shown(block, 200)}"
+            )
+        for reference in references:
+            name = field(reference, "tool_name")
+            if field(reference, "type") == "tool_reference" and isinstance(name, str) and name:
+                names.append(name)
+    return names

@@ -38,7 +38,7 @@ _ANTHROPIC_EVENTS = frozenset(
 )  # fmt: skip
 _ANTHROPIC_BLOCKS = frozenset(
     {"tool_use", "text", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use",
-     "tool_result", "image", "document", "web_search_tool_result"}
+     "tool_result", "image", "document", "web_search_tool_result", "tool_search_tool_result"}
 )  # fmt: skip
 
 
@@ -114,7 +114,8 @@ def _by_shape(obj: Mapping[str, Any]) -> str | None:
         return "bedrock"
     if isinstance(output, list) or (kind is not None and kind.startswith("response.")):
         return "openai-responses"
-    if kind in ("function_call", "function_call_output"):
+    if kind in ("function_call", "function_call_output", "tool_search_call",
+                "tool_search_output"):  # fmt: skip
         return "openai-responses"
     if kind == "message":
         return _message_kind(obj)

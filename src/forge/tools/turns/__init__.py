@@ -33,6 +33,7 @@ from forge.tools.parsing import (
     detect_provider,
     parse_tool_calls,
     resolve_provider,
+    revealed_tools,
 )
 from forge.tools.streaming import ToolCallAccumulator
 from forge.tools.turns import anthropic, bedrock, chat, gemini, responses
@@ -157,7 +158,7 @@ def read_turn(response: Any, provider: str | None = None) -> AssistantTurn:
             f"({type(exc).__name__}: {str(exc)[:200]}); pass the response as the SDK returns it"
         ) from exc
     return AssistantTurn(provider=name, items=tuple(found), calls=tuple(calls),
-                         text=_TEXTS[name](found))  # fmt: skip
+                         text=_TEXTS[name](found), revealed=_revealed(found, name))  # fmt: skip
 
 
 class TurnBuilder:
@@ -216,7 +217,15 @@ class TurnBuilder:
             )
         found = self._builder.items(calls)
         return AssistantTurn(provider=self.provider, items=tuple(found), calls=tuple(calls),
-                             text=_TEXTS[self.provider](found))  # fmt: skip
+                             text=_TEXTS[self.provider](found),
+                             revealed=_revealed(found, self.provider))  # fmt: skip
+
+
+def _revealed(found: list[dict[str, Any]], provider: str) -> tuple[str, ...]:
+    """The tools the provider's tool search revealed, read from the rebuilt turn."""
+    if provider == "anthropic":
+        return tuple(name for message in found for name in revealed_tools(message, provider))
+    return tuple(revealed_tools(found, provider))
 
 
 def read_finished(response: Any, provider: str | None = None) -> AssistantTurn:

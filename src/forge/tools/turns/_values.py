@@ -36,6 +36,10 @@ class AssistantTurn:
     """The tool calls the model made, in order."""
     text: str
     """The text the model wrote (thinking and reasoning left out)."""
+    revealed: tuple[str, ...] = ()
+    """The deferred tools the provider's own tool search loaded this turn (Anthropic,
+    OpenAI Responses; see `forge.tools.parsing.revealed_tools`); its blocks or items stay
+    in `items`, echoed back unchanged."""
 
     def answer(self, results: Iterable[ToolResult]) -> Turn:
         """The whole turn, once ``results`` (one per call, in order) are known."""
@@ -43,7 +47,7 @@ class AssistantTurn:
         replies = format_results(done, self.provider) if done else []
         return Turn(
             provider=self.provider, assistant=self.items, calls=self.calls, results=done,
-            replies=tuple(replies), text=self.text,
+            replies=tuple(replies), text=self.text, revealed=self.revealed,
         )  # fmt: skip
 
 
@@ -67,6 +71,8 @@ class Turn:
     Responses request with ``previous_response_id`` takes as ``input``."""
     text: str
     """The text the model wrote this turn (its answer, when `done`)."""
+    revealed: tuple[str, ...] = ()
+    """The deferred tools the provider's own tool search loaded this turn."""
 
     @property
     def done(self) -> bool:

@@ -1,0 +1,22 @@
+"""Thousands of tools: deferred loading, native or through a search tool.
+
+Two ways to keep most tool definitions out of every request:
+
+- **Native** (Anthropic, OpenAI Responses): ``registry.to_provider(provider, defer=...)``
+  marks the deferred tools ``defer_loading`` and adds the provider's own search tool;
+  the provider searches and loads them. `Defer` says which tools
+  (``Defer.all_but(5, query=question)``, ``Defer.tagged("admin")``, names, a predicate).
+  The search's blocks in responses are not calls; ``turn.revealed`` names what they loaded.
+- **Search tool** (every provider): ``session = registry.deferred(provider, pinned=[...])``
+  sends the pinned tools and ``search_tools``; ``session.run_turn(response)`` runs the
+  calls and reveals what each search found (`DeferredSession`).
+"""
+
+from __future__ import annotations
+
+from forge.tools.deferral._export import deferred_export
+from forge.tools.deferral._select import Defer, DeferSpec, coerce, resolve
+from forge.tools.deferral.session import DeferredSession, Inactive
+
+__all__ = ["Defer", "DeferSpec", "DeferredSession", "Inactive", "coerce", "deferred_export",
+           "resolve"]  # fmt: skip

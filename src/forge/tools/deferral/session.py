@@ -1,0 +1,335 @@
+"""`DeferredSession`: a conversation that loads tools as the model searches for them.
+
+For any provider (with or without a tool search of its own): the model first sees the
+pinned tools and a search tool (``search_tools`` by default) backed by
+``registry.search``. Each search reveals its best matches: from the next turn they are
+in ``session.tools()``. The loop stays the usual one::
+
+    session = registry.deferred("openai", pinned=["get_time"])
+    while True:
+        response = client.chat.completions.create(model=..., messages=messages,
+                                                  tools=session.tools())
+        turn = session.run_turn(response)
+        messages += turn.messages
+        if turn.done:
+            break
+
+The active set is the pinned tools plus at most ``max_active`` revealed tools; past that
+the least recently used revealed tool leaves (it can be found again). A call to a tool
+that exists but is not active (the model knew its name from an earlier turn) is run and
+reveals the tool with ``inactive="run"`` (the default: the engine's permissions, when an
+executor is given, still decide), or answered with a failed result telling the model to
+search first with ``inactive="refuse"``. One session is one conversation; its methods
+are safe to call from several threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from forge.core.errors import ToolNotFoundError, ToolValidationError
+from forge.tools.deferral._search_tool import make_search_tool, short_description
+from forge.tools.values.results import ErrorKind, ToolResult
+
+if TYPE_CHECKING:
+    from forge.tools.model.tool import Tool
+    from forge.tools.turns import Turn, TurnStream
+    from forge.tools.values.calls import ToolCall
+    from forge.tools.values.context import ExecutionContext
+
+__all__ = ["DeferredSession", "Inactive"]
+
+#: What a call to an existing tool that is not active does (see the module docstring).
+Inactive = Literal["run", "refuse"]
+
+Calls = list["ToolCall"]
+
+
+class _Source(Protocol):
+    """What a session reads of a registry or view."""
+
+    @property
+    def version(self) -> int: ...
+    def get(self, name: str) -> Tool | None: ...
+    def names(self) -> list[str]: ...
+    def search(self, query: str, *, limit: int = 10) -> list[Tool]: ...
+
+
+class _Runner:
+    """Runs calls through an executor (``execute_all_sync``) or a registry (``execute_all``)."""
+
+    def __init__(self, source: Any, executor: Any, context: ExecutionContext | None) -> None:
+        if executor is not None:
+            self.all: Callable[[Calls], list[ToolResult]] = (
+                lambda calls: executor.execute_all_sync(calls, context))  # fmt: skip
+            self.aall: Callable[[Calls], Awaitable[list[ToolResult]]] = (
+                lambda calls: executor.execute_all(calls, context))  # fmt: skip
+            self.one: Callable[[ToolCall], Awaitable[ToolResult]] = (
+                lambda call: executor.execute_call(call, context))  # fmt: skip
+        else:
+            self.all = lambda calls: source.execute_all(calls, context=context)
+            self.aall = lambda calls: source.aexecute_all(calls, context=context)
+            self.one = self._one_of(source, context)
+
+    @staticmethod
+    def _one_of(source: Any, context: Any) -> Callable[[ToolCall], Awaitable[ToolResult]]:
+        async def one(call: ToolCall) -> ToolResult:
+            results: list[ToolResult] = await source.aexecute_all([call], context=context)
+            return results[0]
+
+        return one
+
+
+class DeferredSession:
+    """One conversation's active tools over a registry; see the module docstring.
+
+    Made by ``registry.deferred(provider, ...)`` (or directly over a registry or view).
+
+    Args:
+        source: The registry (or view) holding every tool.
+        provider: One of `forge.tools.turns.TURN_PROVIDERS`.
+        pinned: Tools always active (every name must be a tool's).
+        max_active: The most revealed tools kept active at once (least recently used go).
+        search_limit: The most tools one search reveals.
+        search_name: The search tool's name (it must not be a tool's in ``source``).
+        inactive: ``run`` or ``refuse`` a call to an existing tool that is not active.
+        executor: A `ToolExecutor` over ``source`` to run calls with (its permissions,
+            hooks, timeouts and metrics); by default the registry's own run methods.
+        context: The calls' context.
+        strict: Export the tools in the provider's strict mode.
+
+    Raises:
+        UnsupportedProviderError: ``provider`` has no turns to rebuild (MCP).
+        ToolNotFoundError: A pinned name is no tool's.
+        ToolDefinitionError: ``search_name`` is not a valid tool name.
+        ValueError: ``search_name`` is taken, or a limit is not a positive number.
+    """
+
+    def __init__(
+        self,
+        source: _Source,
+        provider: str,
+        *,
+        pinned: Iterable[str] = (),
+        max_active: int = 16,
+        search_limit: int = 5,
+        search_name: str = "search_tools",
+        inactive: Inactive = "run",
+        executor: Any = None,
+        context: ExecutionContext | None = None,
+        strict: bool = False,
+    ) -> None:
+        from forge.tools.turns import turn_provider
+
+        self.provider = turn_provider(provider)
+        for label, value in (("max_active", max_active), ("search_limit", search_limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
+        if inactive not in ("run", "refuse"):
+            raise ValueError(f"inactive must be 'run' or 'refuse', got {inactive!r}")
+        self._source = source
+        self._pinned = tuple(dict.fromkeys(_checked_names(source, pinned, "pinned")))
+        self._max_active = max_active
+        self._limit = search_limit
+        self._inactive = inactive
+        self._strict = strict
+        self._runner = _Runner(source, executor, context)
+        self._lock = threading.Lock()
+        self._revealed: OrderedDict[str, None] = OrderedDict()
+        self._cache: tuple[Any, list[Any]] | None = None
+        if source.get(search_name) is not None:
+            raise ValueError(
+                f"search_name={search_name!r} is already a tool's name in the registry; "
+                "choose another name for the search tool"
+            )
+        hidden = max(len(source.names()) - len(self._pinned), 0)
+        self.search_tool: Tool = make_search_tool(search_name, hidden, self._search)
+        """The search tool (its handler searches and reveals)."""
+
+    # -- the active set -------------------------------------------------------------
+
+    @property
+    def pinned(self) -> tuple[str, ...]:
+        """The tools always active."""
+        return self._pinned
+
+    def active(self) -> list[str]:
+        """The tools the model can see now: pinned, then revealed (least recent first)."""
+        with self._lock:
+            revealed = [n for n in self._revealed if n not in self._pinned]
+        return [*self._pinned, *revealed]
+
+    def reveal(self, names: Iterable[str]) -> list[str]:
+        """Make these tools active from the next `tools` on; return them.
+
+        Raises:
+            ToolNotFoundError: A name is no tool's.
+        """
+        found = _checked_names(self._source, names, "reveal")
+        with self._lock:
+            self._touch(found)
+        return found
+
+    def _touch(self, names: Iterable[str]) -> None:
+        """Mark ``names`` most recently used (under the lock); evict past `max_active`."""
+        for name in names:
+            if name in self._pinned:
+                continue
+            self._revealed[name] = None
+            self._revealed.move_to_end(name)
+        while len(self._revealed) > self._max_active:
+            self._revealed.popitem(last=False)
+
+    def tools(self) -> list[Any]:
+        """The active tools and the search tool, in the provider's format (for ``tools=``).
+
+        Tools removed from the registry meanwhile are left out.
+        """
+        from forge.tools.formats import convert_all
+
+        names = self.active()
+        key = (self._source.version, tuple(names))
+        cached = self._cache
+        if cached is not None and cached[0] == key:
+            return list(cached[1])
+        found = [t for t in map(self._source.get, names) if t is not None]
+        definitions = convert_all([*found, self.search_tool], self.provider,
+                                  strict=self._strict).definitions  # fmt: skip
+        self._cache = (key, list(definitions))
+        return list(definitions)
+
+    # -- searching --------------------------------------------------------------------
+
+    def search(self, query: str) -> list[Tool]:
+        """The tools a search for ``query`` reveals (best first), now active."""
+        hits = self._source.search(query, limit=self._limit + len(self._pinned))
+        chosen = [t for t in hits if t.name not in self._pinned][: self._limit]
+        with self._lock:
+            self._touch(reversed([t.name for t in chosen]))  # the best ends most recent
+        return chosen
+
+    def _search(self, query: str) -> dict[str, Any]:
+        found = self.search(query)
+        if not found:
+            return {"tools": [], "note": "No tool matches; try other words for the task."}
+        return {
+            "tools": [{"name": t.name, "description": short_description(t.description)}
+                      for t in found],
+            "note": "These tools are loaded now: call them by name.",
+        }  # fmt: skip
+
+    # -- running turns ----------------------------------------------------------------
+
+    def run_turn(self, response: Any) -> Turn:
+        """Run one response's calls (searches here, the rest through the registry).
+
+        Takes what ``registry.run_turn`` takes; returns the `Turn` to append.
+
+        Raises:
+            ToolCallFormatError: The response is not in the provider's shape.
+        """
+        from forge.tools.turns import read_finished
+
+        assistant = read_finished(response, self.provider)
+        return assistant.answer(self._run_all(list(assistant.calls)))
+
+    async def arun_turn(self, response: Any) -> Turn:
+        """`run_turn` for async code (also takes an async stream); calls run concurrently."""
+        from forge.tools.turns import aread_finished
+
+        assistant = await aread_finished(response, self.provider)
+        routed, rest = self._route(list(assistant.calls))
+        done = await self._runner.aall([call for _, call in rest]) if rest else []
+        return assistant.answer(_merge(routed, rest, done))
+
+    def stream_turn(self, stream: Any) -> TurnStream:
+        """Read a streamed response: iterate for its text, then read ``.turn``."""
+        from forge.tools.turns import TurnBuilder, TurnStream
+
+        return TurnStream(stream, TurnBuilder(self.provider), run_all=self._run_all,
+                          run_one=self._run_one)  # fmt: skip
+
+    def _run_all(self, calls: Calls) -> list[ToolResult]:
+        routed, rest = self._route(calls)
+        done = self._runner.all([call for _, call in rest]) if rest else []
+        return _merge(routed, rest, done)
+
+    async def _run_one(self, call: ToolCall) -> ToolResult:
+        routed, _ = self._route([call])
+        if routed[0] is not None:
+            return routed[0]
+        return await self._runner.one(call)
+
+    def _route(self, calls: Calls) -> tuple[list[ToolResult | None], list[tuple[int, ToolCall]]]:
+        """Answer the searches and refusals here; return the rest to run, with their places."""
+        answered: list[ToolResult | None] = [None] * len(calls)
+        rest: list[tuple[int, ToolCall]] = []
+        for index, call in enumerate(calls):
+            if call.name == self.search_tool.name:
+                answered[index] = self._answer_search(call)
+                continue
+            refused = self._admit(call)
+            if refused is not None:
+                answered[index] = refused
+            else:
+                rest.append((index, call))
+        return answered, rest
+
+    def _admit(self, call: ToolCall) -> ToolResult | None:
+        """``None`` to run the call (revealing its tool), or the refusal."""
+        if call.name in self._pinned or self._source.get(call.name) is None:
+            return None  # unknown tools get the engine's answer, with suggestions
+        with self._lock:
+            known = call.name in self._revealed
+            if known or self._inactive == "run":
+                self._touch([call.name])
+                return None
+        return ToolResult.fail(
+            f"Tool {call.name!r} is not loaded yet: call {self.search_tool.name} with what "
+            "you need to do first, then call one of the tools it returns",
+            error_kind=ErrorKind.UNKNOWN_TOOL,
+        ).for_call(call.id, call.name)
+
+    def _answer_search(self, call: ToolCall) -> ToolResult:
+        name = self.search_tool.name
+        if call.argument_error is not None:
+            return ToolResult.fail(
+                f"Invalid JSON arguments for tool {name!r}: {call.argument_error}",
+                error_kind=ErrorKind.INVALID_JSON,
+            ).for_call(call.id, name)
+        try:
+            kwargs = self.search_tool.validate(dict(call.arguments))
+        except ToolValidationError as exc:
+            return ToolResult.fail(exc.message, error_kind=ErrorKind.INVALID_ARGUMENTS
+                                   ).for_call(call.id, name)  # fmt: skip
+        return ToolResult.ok(self._search(str(kwargs["query"]))).for_call(call.id, name)
+
+
+def _merge(
+    answered: list[ToolResult | None], rest: list[tuple[int, ToolCall]], done: list[ToolResult]
+) -> list[ToolResult]:
+    out = list(answered)
+    for (index, _), result in zip(rest, done, strict=True):
+        out[index] = result
+    return [r for r in out if r is not None]
+
+
+def _checked_names(source: _Source, names: Iterable[str] | str, what: str) -> list[str]:
+    """``names`` as a list, each a tool's in ``source``.
+
+    Raises:
+        ToolNotFoundError: One is not.
+    """
+    listed = [names] if isinstance(names, str) else list(names)
+    for name in listed:
+        if not isinstance(name, str):
+            raise TypeError(f"{what} must hold tool names (strings), got {type(name).__name__}")
+        if source.get(name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, source.names(), n=3)
+            raise ToolNotFoundError(name, suggestions=close)
+    return listed
