@@ -4,15 +4,21 @@ The catalogue is LiveMCPBench's (``corpora/mcp-tools/``: 70 MCP servers, 527 too
 whose needed tools were annotated by the benchmark's authors). Every tool sits in one registry
 under ``<server>__<tool>``, as a gateway serves them.
 
-**Tokens.** A turn that sends every tool pays for all 527 definitions; a deferred turn sends
-only the search tool, the pinned tools (none here) and the tools revealed so far. Both are
-counted in each provider's wire format (``registry.to_provider``) with OpenAI's ``o200k_base``
+**Tokens.** A turn that sends every tool pays for all 527 definitions
+(``registry.to_provider(provider)``); a deferred turn sends what a search-tool session sends,
+``registry.deferred(provider).tools()``: its search tool, the pinned tools (none here) and the
+tools revealed so far. For MCP, which has no turns, the list a gateway would serve: the same
+tools and search tool in MCP's format. Everything is counted with OpenAI's ``o200k_base``
 encoding from the ``bpe-openai`` wheel (see ``_tokens.py``), one definition at a time. The
-deferred figure is the active set after the last search, the largest a turn of the task sends:
-its mean and its maximum over the measured tasks.
+deferred figure is the active set after the task's last search, the largest a turn of the task
+sends: its mean and its maximum over the measured tasks. The last table shows what a request
+carries with the providers' own tool search (``to_provider(provider, defer=True)``): every
+definition still travels, marked ``defer_loading``, plus the search entry; the provider loads
+only what its search finds into the model's context.
 
-**Searches.** One search is one call of the search tool: a query, ``registry.search(query,
-limit=k)``, k tools revealed. No label ever reaches a query:
+**Searches.** One search is one call of the session's search tool: a query,
+``session.search(query)`` with ``search_limit=k``, k tools revealed (the session keeps every
+revealed tool: ``max_active`` is the catalogue's size). No label ever reaches a query:
 
 * search 1: the user's question, as it is;
 * search 2, ``residual``: one more query, the question's words left once the words of the
@@ -35,11 +41,13 @@ share revealed within two searches whose largest deferred turn stays at or under
 all-tools tokens in every format, the smaller k on a tie. The other four categories are the
 measured ones.
 
-Usage: ``python bench/bench_deferred.py`` (about a minute; prints Markdown tables).
+Usage: ``python bench/bench_deferred.py`` (about 20 s; prints Markdown tables);
+``--k 10 --second residual`` skips the choice and the larger-k reference rows.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import statistics
 import sys
@@ -57,10 +65,14 @@ from _mcp_catalogue import DEVELOPMENT, HELD_OUT, Catalogue, Question
 
 #: The wire formats measured (``registry.to_provider`` names).
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+#: The formats with a tool search of the provider's own (``to_provider(..., defer=True)``).
+NATIVE = ("anthropic", "openai-responses")
 #: Tools revealed per search, tried on the development tasks.
 K_GRID = (3, 5, 10, 15, 20)
 #: The second search's kinds; ``steps`` is the reference row, never chosen.
 SECOND = ("residual", "clauses")
+#: Larger k shown for the reference row only (what better queries reach with more tools).
+REFERENCE_K = (20, 30)
 #: The issue's targets: at least 90 % fewer definition tokens, and 90 % of the tasks' needed
 #: tools revealed within two searches.
 TOKEN_TARGET = 0.90
@@ -89,35 +101,27 @@ def clauses(question: str) -> list[str]:
 
 @dataclass
 class Searcher:
-    """Runs the searches of a task against one registry, k tools per search."""
+    """Runs the searches of a task through a deferred session, k tools per search."""
 
     registry: Any
     original: dict[str, str]
 
-    def reveal(self, query: str, k: int) -> list[str]:
-        """Registry names of the k best tools for a query."""
-        return [t.name for t in self.registry.search(query, limit=k)] if query.strip() else []
+    def session(self, k: int) -> Any:
+        """A fresh conversation: nothing pinned, nothing revealed, no tool ever evicted."""
+        return self.registry.deferred("openai", search_limit=k, max_active=len(self.registry))
 
-    def first(self, question: Question, k: int) -> list[str]:
-        """Search 1: the question as it is."""
-        return self.reveal(question.text, k)
+    @staticmethod
+    def reveal(session: Any, query: str) -> list[Any]:
+        """What one call of the search tool reveals for a query (nothing for an empty one)."""
+        return list(session.search(query)) if query.strip() else []
 
-    def residual(self, question: Question, revealed: Sequence[str], k: int) -> list[list[str]]:
+    def residual(self, session: Any, question: Question, revealed: Sequence[Any]) -> list[str]:
         """Search 2, one call: the question's words not covered by the revealed tools."""
         covered = set(_STOP)
-        for name in revealed:
-            tool = self.registry.get(name)
+        for tool in revealed:
             covered.update(words(tool.name), words(tool.description))
         left = [w for w in words(question.text) if w not in covered]
-        return [self.reveal(" ".join(dict.fromkeys(left)), k)]
-
-    def clauses(self, question: Question, k: int) -> list[list[str]]:
-        """Search turn 2: one call per clause of the question."""
-        return [self.reveal(part, k) for part in clauses(question.text)]
-
-    def steps(self, question: Question, k: int) -> list[list[str]]:
-        """Reference: one call per step of the annotators' plan."""
-        return [self.reveal(step, k) for step in question.steps]
+        return [" ".join(dict.fromkeys(left))]
 
     def covered(self, question: Question, revealed: set[str]) -> tuple[bool, int]:
         """(all needed tools revealed, how many of them are)."""
@@ -139,52 +143,68 @@ class Outcome:
 
 
 def run(searcher: Searcher, questions: Sequence[Question], second: str, k: int) -> Outcome:
-    """Search every task once and twice; collect what was revealed."""
+    """Search every task once and twice, each in a session of its own; collect the active sets."""
     ones = twos = needed = found = calls = 0
     active = []
     for q in questions:
-        first = searcher.first(q, k)
-        ones += searcher.covered(q, set(first))[0]
+        session = searcher.session(k)
+        first = searcher.reveal(session, q.text)
+        ones += searcher.covered(q, set(session.active()))[0]
         if second == "residual":
-            more = searcher.residual(q, first, k)
+            queries = searcher.residual(session, q, first)
         elif second == "clauses":
-            more = searcher.clauses(q, k)
+            queries = clauses(q.text)
         else:
-            more = searcher.steps(q, k)
-        revealed = set(first).union(*more)
+            queries = list(q.steps)
+        for query in queries:
+            searcher.reveal(session, query)
+        revealed = set(session.active())
         hit, count = searcher.covered(q, revealed)
         twos += hit
         needed += len(q.needed)
         found += count
-        calls += len(more)
+        calls += len(queries)
         active.append(revealed)
     n = len(questions)
     return Outcome(second, k, ones / n, twos / n, found / needed, calls / n, active)
 
 
 class TokenTable:
-    """Definition tokens per tool and provider, and of the search tool itself."""
+    """Definition tokens of a turn, per provider: every tool, or a session's ``tools()``."""
 
-    def __init__(self, registry: Any, search_tool: Any) -> None:
-        self.per_tool: dict[str, dict[str, int]] = {}
-        self.search: dict[str, int] = {}
-        for provider in PROVIDERS:
-            definitions = _declarations(provider, registry.to_provider(provider))
-            names = registry.names()
-            self.per_tool[provider] = {
-                name: _tokens.count(_tokens.definition_text(d))
-                for name, d in zip(names, definitions, strict=True)
-            }
-            own = _declarations(provider, _convert(search_tool, provider))
-            self.search[provider] = _tokens.definition_tokens(own)
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+        self._all = {p: _tokens.definition_tokens(_declarations(p, registry.to_provider(p)))
+                     for p in PROVIDERS}  # fmt: skip
+        self._turns: dict[tuple[str, frozenset[str]], int] = {}
+        self.search = {p: self.deferred(p, set()) for p in PROVIDERS}
 
     def everything(self, provider: str) -> int:
         """Tokens of a turn that sends every tool."""
-        return sum(self.per_tool[provider].values())
+        return self._all[provider]
 
     def deferred(self, provider: str, active: set[str]) -> int:
-        """Tokens of a turn that sends the search tool and the active tools."""
-        return self.search[provider] + sum(self.per_tool[provider][n] for n in active)
+        """Tokens of a deferred turn: the search tool and the active tools, as a session sends them.
+
+        MCP has no turns (a gateway lists the same tools): its list is the active tools and
+        the session's search tool in MCP's format.
+        """
+        key = (provider, frozenset(active))
+        if key not in self._turns:
+            size = len(self.registry)
+            session = self.registry.deferred(
+                "openai" if provider == "mcp" else provider, max_active=size
+            )
+            session.reveal(sorted(active))
+            if provider == "mcp":
+                from forge.tools.formats import to_provider
+
+                tools = [self.registry.get(n) for n in session.active()]
+                definitions = to_provider([*tools, session.search_tool], "mcp")
+            else:
+                definitions = session.tools()
+            self._turns[key] = _tokens.definition_tokens(_declarations(provider, definitions))
+        return self._turns[key]
 
     def worst_share(self, outcome: Outcome) -> float:
         """The largest deferred turn of any task, as a share of all tools, over the formats."""
@@ -192,36 +212,17 @@ class TokenTable:
             max(self.deferred(p, a) for a in outcome.active) / self.everything(p) for p in PROVIDERS
         )
 
+    def native(self, provider: str) -> tuple[int, int]:
+        """(tokens of a natively deferred request's definitions, of its tool search entry)."""
+        definitions = self.registry.to_provider(provider, defer=True)
+        return _tokens.definition_tokens(definitions), _tokens.definition_tokens(definitions[-1:])
+
 
 def _declarations(provider: str, definitions: list[Any]) -> list[Any]:
     """Gemini's export is one object holding every declaration: count them one by one."""
     if provider == "gemini":
         return [d for block in definitions for d in block["functionDeclarations"]]
     return definitions
-
-
-def _convert(tool: Any, provider: str) -> list[Any]:
-    from forge.tools.formats import to_provider
-
-    return to_provider([tool], provider)
-
-
-def search_tool(registry: Any) -> Any:
-    """The one tool a deferred turn always sends: search the registry, reveal what it finds."""
-    from forge.tools import tool
-
-    @tool(category="utility")
-    def search_tools(query: str, limit: int = 5) -> list[dict[str, str]]:
-        """Find tools for a task among the ones not loaded yet; the matches can be called next.
-
-        Args:
-            query: What the tool should do, in a few words.
-            limit: The most tools to return.
-        """
-        return [{"name": t.name, "description": t.description}
-                for t in registry.search(query, limit=limit)]  # fmt: skip
-
-    return search_tools
 
 
 def choose(
@@ -253,8 +254,8 @@ def token_rows(tokens: TokenTable, outcome: Outcome) -> list[list[str]]:
     return rows
 
 
-def reveal_rows(outcomes: Sequence[Outcome]) -> list[list[str]]:
-    """One row per way of searching."""
+def reveal_rows(tokens: TokenTable, outcomes: Sequence[Outcome]) -> list[list[str]]:
+    """One row per way of searching (and k)."""
     rows = []
     for o in outcomes:
         verdict = "" if o.second == "steps" else ("PASS" if o.two >= REVEAL_TARGET else "**FAIL**")
@@ -263,20 +264,33 @@ def reveal_rows(outcomes: Sequence[Outcome]) -> list[list[str]]:
                  "steps": "reference: question, then the annotators' steps"}[o.second]  # fmt: skip
         rows.append([label, str(o.k), f"{1 + o.calls:.1f}", _pct(o.one), _pct(o.two),
                      _pct(o.share_two), f"{statistics.fmean(len(a) for a in o.active):.1f}",
-                     verdict])  # fmt: skip
+                     _pct(tokens.worst_share(o)), verdict])  # fmt: skip
     return rows
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--k", type=int, choices=K_GRID,
+                        help="skip the choice on the development tasks: this k")  # fmt: skip
+    parser.add_argument("--second", choices=SECOND, default="residual",
+                        help="with --k: this second search")  # fmt: skip
+    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the tables."""
-    del argv
+    options = _arguments(argv)
     catalogue: Catalogue = catalogue_data.load()
     registry = catalogue_data.registry(catalogue)
     searcher = Searcher(registry, catalogue.original)
-    tokens = TokenTable(registry, search_tool(registry))
+    tokens = TokenTable(registry)
     development = catalogue.part(DEVELOPMENT)
     measured = catalogue.part(HELD_OUT)
-    chosen, tried = choose(searcher, tokens, development)
+    if options.k is None:
+        chosen, tried = choose(searcher, tokens, development)
+    else:
+        chosen = run(searcher, development, options.second, options.k)
+        tried = [chosen]
     out: Callable[[str], None] = print
     servers = len({t["server"] for t in catalogue.tools})
     out(f"{len(registry)} tools from {servers} MCP servers; {len(development)} development "
@@ -285,13 +299,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     out("#### Development tasks: every k and second search tried (the choice is marked)\n")
     dev_rows = []
     for o in tried:
-        mark = " (chosen)" if o is chosen else ""
+        mark = (" (chosen)" if options.k is None else " (--k)") if o is chosen else ""
         dev_rows.append([o.second + mark, str(o.k), _pct(o.one), _pct(o.two),
                          _pct(tokens.worst_share(o))])  # fmt: skip
     out(render_table(["second search", "k", "within 1", "within 2", "largest turn / all"],
                      dev_rows))  # fmt: skip
     k = chosen.k
     results = [run(searcher, measured, second, k) for second in (*SECOND, "steps")]
+    larger = [run(searcher, measured, "steps", more) for more in REFERENCE_K
+              if more > k and options.k is None]  # fmt: skip
     final = next(o for o in results if o.second == chosen.second)
     out(f"\n#### Measured tasks ({len(measured)}): definition tokens per turn, k = {k}, "
         f"second search: {chosen.second}\n")  # fmt: skip
@@ -300,8 +316,16 @@ def main(argv: Sequence[str] | None = None) -> None:
                      token_rows(tokens, final)))  # fmt: skip
     out(f"\n#### Measured tasks ({len(measured)}): needed tools revealed, k = {k} per call\n")
     out(render_table(["searches", "k", "calls", "within 1 search", "within 2",
-                      "needed tools found (2)", "tools active", "target >= 90 %"],
-                     reveal_rows(results)))  # fmt: skip
+                      "needed tools found (2)", "tools active", "largest turn / all",
+                      "target >= 90 %"], reveal_rows(tokens, [*results, *larger])))  # fmt: skip
+    out("\n#### Native tool search: what a request carries when every tool is deferred\n")
+    native_rows = []
+    for provider in NATIVE:
+        sent, entry = tokens.native(provider)
+        native_rows.append([provider, f"{tokens.everything(provider):,}", f"{sent:,}",
+                            f"{entry:,}"])  # fmt: skip
+    out(render_table(["format", "all tools, not deferred", "all tools, deferred + search entry",
+                      "search entry"], native_rows))  # fmt: skip
 
 
 if __name__ == "__main__":
