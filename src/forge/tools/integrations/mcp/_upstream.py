@@ -195,9 +195,12 @@ class Upstream:
     def _connect(self, client: _Client) -> bool:
         try:
             client.connect()
-        except MCPConnectionError as exc:
+        except Exception as exc:  # whatever it is, the supervisor must keep trying
             self.state = "down"
-            self.error = _without_prefix(str(exc))
+            if isinstance(exc, MCPConnectionError):
+                self.error = _without_prefix(str(exc))
+            else:
+                self.error = f"{type(exc).__name__}: {exc}"
             if not self._stop.is_set():
                 logger.info("cannot connect to the MCP server %r: %s", self.name, self.error)
             return False
