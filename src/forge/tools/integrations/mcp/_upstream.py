@@ -13,14 +13,18 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcp import StdioServerParameters
+from mcp.client.sse import sse_client
 
 from forge.core.logging import get_logger
 from forge.tools import Tool, ToolRegistry
 from forge.tools.integrations.mcp._backoff import Backoff
 from forge.tools.integrations.mcp._outcomes import MCPConnectionError
+from forge.tools.integrations.mcp._transport import Transport
 from forge.tools.integrations.mcp.client import MCPClient
 from forge.tools.integrations.mcp.gateway_config import ServerConfig
 
@@ -31,6 +35,19 @@ __all__ = ["State", "Upstream"]
 
 logger = get_logger("mcp.gateway")
 State = Literal["starting", "up", "down", "stopped"]
+
+
+class _SseTransport(Transport):
+    """The deprecated HTTP+SSE transport (a GET stream and POSTed messages), for older servers."""
+
+    def open(self) -> Any:
+        """A new SSE connection for `mcp.Client`."""
+        return self._sse(str(self.server))
+
+    @asynccontextmanager
+    async def _sse(self, url: str) -> AsyncIterator[Any]:
+        async with sse_client(url, headers=dict(self._headers) or None) as streams:
+            yield streams
 
 
 class _Client(MCPClient):
@@ -54,6 +71,8 @@ class _Client(MCPClient):
             reconnect_attempts=0, probe_interval=probe,
         )  # fmt: skip
         self.config = config
+        if config.kind == "sse":
+            self._transport = _SseTransport(server, headers=config.headers or None)
 
     def _tool(self, local: str, spec: types.Tool) -> Tool:
         tool = super()._tool(local, spec)
@@ -176,9 +195,12 @@ class Upstream:
     def _connect(self, client: _Client) -> bool:
         try:
             client.connect()
-        except MCPConnectionError as exc:
+        except Exception as exc:  # whatever it is, the supervisor must keep trying
             self.state = "down"
-            self.error = _without_prefix(str(exc))
+            if isinstance(exc, MCPConnectionError):
+                self.error = _without_prefix(str(exc))
+            else:
+                self.error = f"{type(exc).__name__}: {exc}"
             if not self._stop.is_set():
                 logger.info("cannot connect to the MCP server %r: %s", self.name, self.error)
             return False

@@ -36,11 +36,7 @@ from forge.tools import (
 )
 from forge.tools.integrations.mcp._backoff import Backoff
 from forge.tools.integrations.mcp._upstream import State, Upstream
-from forge.tools.integrations.mcp.gateway_config import (
-    GatewayConfig,
-    ServerConfig,
-    ServersFileError,
-)
+from forge.tools.integrations.mcp.gateway_config import GatewayConfig, ServerConfig
 from forge.tools.integrations.mcp.runner import executor_runner
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -57,9 +53,6 @@ class Gateway:
         probe_interval: Seconds between liveness probes of each connected server
             (default: the config's; ``0``: none, and a stdio server that dies while
             idle is then noticed only at its next call).
-
-    Raises:
-        ServersFileError: A server the gateway cannot reach by its transport (``sse``).
     """
 
     def __init__(
@@ -69,13 +62,6 @@ class Gateway:
         backoff: Backoff | None = None,
         probe_interval: float | None = None,
     ) -> None:
-        for server in config.servers:
-            if server.kind == "sse":
-                raise ServersFileError(
-                    f"server {server.name!r}: 'type': 'sse' (the deprecated HTTP+SSE transport) "
-                    "is not supported by forge-tools' MCP client: point 'url' at the server's "
-                    "streamable HTTP endpoint (often /mcp) and set 'type': 'http'"
-                )
         self.config = config
         self.registry = ToolRegistry()
         """Every tool of every connected server (including those ``allow``/``deny`` exclude)."""

@@ -16,6 +16,7 @@ announced on every ``subscriptions/listen`` stream.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +31,12 @@ from forge.tools.integrations.mcp.server import MCPToolServer
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SEARCH_TOOL", "SearchOnlyServer"]
+__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SEARCH_TOOL", "SHORT", "SearchOnlyServer"]
 
 SEARCH_TOOL = "search_tools"
+SHORT = 160
+"""The most characters of a tool's description a search result shows."""
+_SENTENCE = re.compile(r"(?<=[.!?])\s")
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 20
 _SCHEMA: dict[str, Any] = {
@@ -138,7 +142,7 @@ class SearchOnlyServer(MCPToolServer):
         shown.update(new)
         if new:
             await self._announce_to(ctx, session)
-        rows = [{"name": t.name, "description": t.description} for t in found]
+        rows = [{"name": t.name, "description": _first_sentence(t.description)} for t in found]
         text = (
             json.dumps({"revealed": rows}, ensure_ascii=False)
             if rows
@@ -158,6 +162,12 @@ class SearchOnlyServer(MCPToolServer):
             await ctx.session.send_tool_list_changed()
         except Exception:  # a client that went away: nothing to tell
             return
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of a description, at most `SHORT` characters (the rest is listed)."""
+    first = _SENTENCE.split(text.strip(), maxsplit=1)[0].strip()
+    return first if len(first) <= SHORT else first[: SHORT - 1].rstrip() + "…"
 
 
 def _error(text: str) -> types.CallToolResult:

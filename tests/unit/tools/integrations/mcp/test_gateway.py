@@ -192,6 +192,8 @@ def test_three_servers_over_http(tmp_path: Path, site: str) -> None:
 def test_search_only_over_stdio(tmp_path: Path) -> None:
     """--search-only: the session lists search_tools, searches, is told, then sees and calls."""
     setup = Setup(tmp_path)
+    git = git_server(setup.repo)  # one server is enough here: a smaller, faster gateway
+    setup.path.write_text(json.dumps({"mcpServers": {"git": {"command": git[0], "args": git[1:]}}}))
     params = StdioServerParameters(
         command=FORGE_TOOLS,
         args=["serve", "--servers", str(setup.path), "--search-only"],

@@ -12,7 +12,10 @@ import json
 import logging
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -24,7 +27,7 @@ from real_servers import time_server
 from forge.tools import ErrorKind
 from forge.tools.integrations.mcp._upstream import Upstream
 from forge.tools.integrations.mcp.gateway import Gateway
-from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
+from forge.tools.integrations.mcp.gateway_config import parse_servers
 from forge.tools.integrations.mcp.search_only import SearchOnlyServer
 
 pytestmark = pytest.mark.slow  # real MCP server subprocesses
@@ -161,11 +164,35 @@ def test_closing_stops_stdio_servers(gateway: Gateway) -> None:
     assert other.states() == {"ours": "stopped"}
 
 
-def test_sse_servers_are_refused_with_a_reason() -> None:
-    """The deprecated HTTP+SSE transport is refused naming the server and what to do."""
-    config = parse_servers({"mcpServers": {"old": {"type": "sse", "url": "http://h/sse"}}}, {})
-    with pytest.raises(ServersFileError, match=r"server 'old': 'type': 'sse'.*streamable HTTP"):
-        Gateway(config)
+def test_an_sse_server_is_reached_and_withdrawn_when_it_stops(tmp_path: Path) -> None:
+    """``"type": "sse"``: an SDK server on the deprecated transport is imported and called."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = str(Path(__file__).parent / "servers" / "sdk_sse_server.py")
+    process = subprocess.Popen(
+        [sys.executable, script, str(port)],
+        env=server_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/sse"
+    document = {
+        "mcpServers": {"old": {"type": "sse", "url": url, "headers": {"X-Trace": "1"}}},
+        "forge": {"probe_interval": 0.5, "reconnect": {"first": 0.2, "cap": 1}},
+    }
+    try:
+        with Gateway(parse_servers(document, {})) as gateway:
+            assert wait_for(lambda: "old__shout" in gateway.view)
+            assert _run(gateway, "old__shout", {"text": "hi"}).output == {"result": "HI"}
+            process.terminate()
+            process.wait(15)
+            assert wait_for(lambda: "old__shout" not in gateway.view)
+            assert gateway.states() == {"old": "down"}
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(15)
 
 
 def test_a_server_that_never_starts_is_retried_and_its_calls_fail_fast() -> None:
