@@ -411,6 +411,9 @@ def serve(
     separator: Annotated[
         str | None, typer.Option(help="With --servers: between server and tool names ('__').")
     ] = None,
+    metrics: Annotated[
+        bool,
+        typer.Option(help="Collect per-tool calls, failures and latency (the catalog shows them)."),
 ) -> None:
     """Serve the tools over MCP (stdio or streamable HTTP at /mcp, with a web catalog at /).
 
@@ -437,7 +440,7 @@ def serve(
     registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
     code = run_serve(
         registry, transport=transport, host=host, port=port,  # type: ignore[arg-type]
-        allowed_hosts=allowed_host or (), catalog=catalog,
+        allowed_hosts=allowed_host or (), catalog=catalog, metrics=metrics,
     )  # fmt: skip
     if code != EXIT_OK:
         raise typer.Exit(code)

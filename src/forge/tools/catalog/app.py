@@ -113,13 +113,26 @@ class _Api:
         self.catalog = catalog
         self.heartbeat = heartbeat
         self.metrics_every = metrics_every
+        self._encoded: tuple[int, bytes] = (-1, b"")
 
     async def tools(self, request: Request) -> Response:
         params = request.query_params
         q, category, tags = params.get("q"), params.get("category"), params.getlist("tag")
+        if not (q or category or tags):
+            return await run_in_threadpool(self._all_tools)
         return await _answer(
             lambda: run_in_threadpool(self.catalog.tools, q=q, category=category, tags=tags)
         )
+
+    def _all_tools(self) -> Response:
+        """The whole list, its JSON encoded once per registry version (10,000 tools: 2 MB)."""
+        listing = self.catalog.tools()
+        version, body = self._encoded
+        if version != listing["version"]:
+            body = bytes(_json(listing).body)
+            self._encoded = (listing["version"], body)
+        return Response(body, headers={"cache-control": "no-store"},
+                        media_type="application/json")  # fmt: skip
 
     async def tool(self, request: Request) -> Response:
         name = request.path_params["name"]

@@ -96,7 +96,12 @@ class ChangeFeed:
         self._loop = None
 
     def subscribe(self) -> asyncio.Queue[Any]:
-        """A new stream's queue (`unsubscribe` it when the stream ends)."""
+        """A new stream's queue (`unsubscribe` it when the stream ends).
+
+        Called on the serving loop; the feed starts listening then if `start` was not called.
+        """
+        if self._loop is None and not self.closed:
+            self.start()
         queue: asyncio.Queue[Any] = asyncio.Queue(self._queue_size)
         self._queues.add(queue)
         if self.closed:

@@ -26,8 +26,10 @@ if TYPE_CHECKING:
     from forge.tools.registry import ToolRegistry
     from forge.tools.views import ToolView
 
-__all__ = ["Catalog"]
+__all__ = ["SEARCH_LIMIT", "Catalog"]
 
+SEARCH_LIMIT = 500
+"""The most tools a search lists (ranking all of 10,000 tools costs ~5x as much)."""
 _DETAILS_KEPT = 256
 _NO_CALLS = {"calls": 0, "failures": 0, "p50_ms": 0.0, "p95_ms": 0.0}
 
@@ -78,9 +80,9 @@ class Catalog:
     ) -> dict[str, Any]:
         """The tool list: ``{"version", "tools", "categories", "tags"}``.
 
-        With ``q`` the tools come in the registry's search order, else in registration
-        order; ``category`` and every one of ``tags`` filter them. The counts cover the
-        whole registry.
+        With ``q`` the tools come in the registry's search order (the best `SEARCH_LIMIT`),
+        else in registration order; ``category`` and every one of ``tags`` filter them. The
+        counts cover the whole registry.
 
         Raises:
             BadRequestError: An unknown category.
@@ -90,7 +92,8 @@ class Catalog:
         wanted = _category(category)
         names = None
         if q is not None and q.strip():
-            found = self.registry.search(q, limit=max(1, len(listing.summaries)))
+            limit = max(1, min(SEARCH_LIMIT, len(listing.summaries)))
+            found = self.registry.search(q, limit=limit, category=wanted, tags=tags)
             names = [t.name for t in found]
         return {
             "version": version,

@@ -199,6 +199,9 @@ def test_events_announce_tools_added_and_removed_and_metrics(served: Served) -> 
         assert kind == "tools"
         assert data["added"] == ["late_arrival"]
         assert data["version"] == served.registry.version
+        listed = c.get("/api/tools").json()
+        assert listed["version"] == data["version"]
+        assert "late_arrival" in [t["name"] for t in listed["tools"]]
         served.registry.deregister("late_arrival")
         seen = [next(events) for _ in range(3)]
         removed = [d for k, d in seen if k == "tools"]
@@ -213,7 +216,8 @@ def test_a_browser_that_goes_away_leaves_nothing_behind(served: Served) -> None:
     )
     assert feed.subscribers == 0
     with served.client() as c, c.stream("GET", "/api/events") as stream:
-        next(stream.iter_lines())
+        lines = stream.iter_lines()  # kept: a dropped iterator closes the response
+        next(lines)
         assert feed.subscribers == 1
     deadline = time.monotonic() + 10
     while feed.subscribers and time.monotonic() < deadline:

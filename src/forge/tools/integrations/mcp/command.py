@@ -24,6 +24,7 @@ def run_serve(
     token: str | None = None,
     allowed_hosts: Sequence[str] = (),
     catalog: bool = True,
+    metrics: bool = False,
 ) -> int:
     """Serve until stopped and return the exit code; the token defaults to ``$FORGE_TOOLS_TOKEN``.
 
@@ -34,7 +35,7 @@ def run_serve(
     try:
         serve(
             registry, transport=transport, host=host, port=port, token=token,
-            allowed_hosts=allowed_hosts, catalog=catalog,
+            allowed_hosts=allowed_hosts, catalog=catalog, metrics=metrics,
         )  # fmt: skip
     except (InsecureBindError, ValueError) as exc:
         print(f"forge-tools: error: {exc}", file=sys.stderr)

@@ -26,7 +26,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from forge.core.errors import ForgeError
-from forge.tools import ToolRegistry, ToolView
+from forge.tools import ToolExecutor, ToolRegistry, ToolView
 from forge.tools.integrations.mcp._catalog import with_catalog
 from forge.tools.integrations.mcp._connections import guarded_protocol
 from forge.tools.integrations.mcp._disconnects import CancelOnDisconnect
@@ -112,12 +112,14 @@ def serve(
     allowed_hosts: Sequence[str] = (),
     limits: HttpLimits | None = None,
     catalog: bool = True,
+    metrics: bool = False,
 ) -> None:
     """Serve ``registry`` until the client disconnects (stdio) or SIGINT/SIGTERM arrives.
 
     Over HTTP, ``allowed_hosts`` are host names to answer besides the bind address's own
     (see `serve_http`), ``limits`` bound what each client may hold and ``catalog``
-    serves the web catalog at ``/``.
+    serves the web catalog at ``/``. ``metrics`` collects per-tool metrics (shown by the
+    catalog) when ``server`` is not given.
 
     Sync tools that outlived their timeout may still be running on the executor's
     daemon worker threads when this returns: they are abandoned, not waited for.
@@ -134,7 +136,8 @@ def serve(
     if transport == "http":
         check_bind(host, token)
         HostPolicy(host, allowed_hosts)  # a bad allowed host fails before anything starts
-    app = server if server is not None else MCPToolServer(registry)
+    executor = ToolExecutor(registry, metrics=True) if metrics and server is None else None
+    app = server if server is not None else MCPToolServer(registry, executor=executor)
     try:
         if transport == "stdio":
             asyncio.run(_until_signalled(serve_stdio(app)))
@@ -147,6 +150,8 @@ def serve(
     finally:
         if server is None:
             app.close()
+        if executor is not None:
+            executor.close()
 
 
 async def serve_stdio(server: MCPToolServer) -> None:
