@@ -414,6 +414,7 @@ def serve(
     metrics: Annotated[
         bool,
         typer.Option(help="Collect per-tool calls, failures and latency (the catalog shows them)."),
+    ] = False,
 ) -> None:
     """Serve the tools over MCP (stdio or streamable HTTP at /mcp, with a web catalog at /).
 
