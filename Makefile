@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 ## Serve the bundled example tools over MCP, with their web catalog (streamable HTTP on 127.0.0.1; Ctrl+C stops it).
 run: $(STAMP)
 	@echo "Serving the example tools over MCP at http://127.0.0.1:$(PORT)/mcp and their catalog at http://127.0.0.1:$(PORT)/ - press Ctrl+C to stop."
-	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT)
+	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT) --metrics
 
 ## Lint, type-check, check the import layers and run the whole test suite.
 test: $(STAMP) chromium
