@@ -18,7 +18,8 @@ KEYS = st.sampled_from(
      "toolUse", "toolUseId", "method", "params", "model", "done", "call_id", "delta", "data",
      "index", "content_block", "partial_json", "contentBlockStart", "contentBlockDelta",
      "contentBlockStop", "contentBlockIndex", "start", "item", "item_id", "output_index",
-     "partialArgs", "jsonPath", "willContinue", "stringValue", "finish_reason", "jsonrpc"]
+     "partialArgs", "jsonPath", "willContinue", "stringValue", "finish_reason", "jsonrpc",
+     "tool_references", "tool_name", "tools"]
 ) | st.text(max_size=4)  # fmt: skip
 
 
@@ -40,7 +41,8 @@ NASTY_STRINGS = st.sampled_from(
      "function", "tool_use", "message", "function_call", "tools/call", "content_block_start",
      "content_block_delta", "content_block_stop", "input_json_delta",
      "response.output_item.added", "response.function_call_arguments.delta",
-     "response.output_item.done"]
+     "response.output_item.done", "tool_search_tool_result", "tool_search_tool_search_result",
+     "tool_reference", "tool_search_output", "namespace"]
 ) | _repeated("9", 5_000) | st.builds(
     lambda n: '{"a": ' + "[" * n + "]" * n + "}", st.sampled_from([300, 2_000])
 )  # fmt: skip

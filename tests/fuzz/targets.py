@@ -22,7 +22,14 @@ from forge.core.errors import (
     SchemaConversionError,
     ToolDefinitionError,
 )
-from forge.tools import ToolCall, ToolCallAccumulator, ToolRegistry, from_record, parse_tool_calls
+from forge.tools import (
+    ToolCall,
+    ToolCallAccumulator,
+    ToolRegistry,
+    from_record,
+    parse_tool_calls,
+    revealed_tools,
+)
 from forge.tools.config import load_tools
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
 from tests.fuzz.strategies import (
@@ -73,6 +80,16 @@ def check_stream(sequence: list[Any], provider: str | None) -> None:
         _calls_are_well_formed(accumulator.finish())
     except ToolCallFormatError:  # a call the stream left without a name
         return
+
+
+def check_revealed(payload: Any, provider: str | None) -> None:
+    """`revealed_tools` gives tool names or `ToolCallFormatError`, nothing else."""
+    try:
+        names = revealed_tools(payload, provider)
+    except ToolCallFormatError:
+        return
+    assert isinstance(names, list)
+    assert all(isinstance(name, str) and name for name in names), names
 
 
 def check_arguments(text: str) -> None:
@@ -150,6 +167,11 @@ def _targets() -> dict[str, Target]:
         found.append(Target(f"stream-{label}", chunks(provider or "auto"),
                             lambda s, provider=provider: check_stream(s, provider),
                             f"ToolCallAccumulator({label})"))  # fmt: skip
+    for provider in (None, "anthropic", "openai-responses"):  # the native tool searches
+        label = provider or "auto"
+        found.append(Target(f"revealed-{label}", PAYLOADS,
+                            lambda p, provider=provider: check_revealed(p, provider),
+                            f"revealed_tools({label})"))  # fmt: skip
     found += [
         Target("arguments", argument_texts(), check_arguments, "argument text decoding"),
         Target("config", config_texts(), check_config, "load_tools on YAML, JSON, TOML"),

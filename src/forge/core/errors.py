@@ -13,7 +13,7 @@ raises it, or needing an optional dependency) is marked with where to import it:
     │   ├── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
     │   └── SchemaConversionError(ToolError, ValueError) a schema a provider cannot express
     ├── UnsupportedProviderError(ForgeError, ValueError) unknown provider name
-    │   └── NoNativeSearchError                      no native deferred loading (tool search)
+    │   └── NoNativeSearchError(UnsupportedProviderError) no native tool search (deferral)
     │           import from forge.tools.formats.deferral
     ├── ToolCallFormatError(ForgeError, ValueError)      a response is not in a provider's shape
     │       import from forge.tools

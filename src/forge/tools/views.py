@@ -189,7 +189,7 @@ class ToolReads(RunMethods):
         `forge.tools.deferral.DeferredSession` for every argument.
 
         Raises:
-            UnsupportedProviderError: ``provider`` has no turns to rebuild (MCP).
+            UnsupportedProviderError: ``provider`` is none of the formats' providers.
             ToolNotFoundError: A pinned name is no tool's.
         """
         from forge.tools.deferral import DeferredSession

@@ -42,7 +42,8 @@ class Defer:
     predicate: Callable[[Tool], bool] | None = None
     """Defer only tools for which this returns true."""
     keep: int = 0
-    """Keep this many of the tools most relevant to `query` loaded (``registry.search``)."""
+    """Keep loaded the tools ``registry.search(query, limit=keep)`` finds (at most this many;
+    a search finds fewer when fewer tools are relevant)."""
     query: str = ""
     """The text `keep` ranks the tools against."""
 
@@ -86,7 +87,7 @@ class Defer:
 
     @classmethod
     def all_but(cls, keep: int, *, query: str) -> Defer:
-        """Defer every tool but the ``keep`` most relevant to ``query``."""
+        """Defer every tool but the (at most) ``keep`` that ``registry.search(query)`` finds."""
         return cls(keep=keep, query=query)
 
     def select(self, tools: Searchable) -> frozenset[str]:

@@ -19,8 +19,10 @@ the least recently used revealed tool leaves (it can be found again). A call to 
 that exists but is not active (the model knew its name from an earlier turn) is run and
 reveals the tool with ``inactive="run"`` (the default: the engine's permissions, when an
 executor is given, still decide), or answered with a failed result telling the model to
-search first with ``inactive="refuse"``. One session is one conversation; its methods
-are safe to call from several threads.
+search first with ``inactive="refuse"``; a call the executor's permissions deny reveals
+nothing. One session is one conversation; its methods are safe to call from several
+threads. `execute_all` runs calls without a provider's response (an MCP server's
+``tools/call``, say).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from forge.core.errors import ToolNotFoundError, ToolValidationError
+from forge.core.errors import ToolNotFoundError, ToolValidationError, UnsupportedProviderError
 from forge.tools.deferral._search_tool import make_search_tool, short_description
 from forge.tools.values.results import ErrorKind, ToolResult
 
@@ -90,7 +92,9 @@ class DeferredSession:
 
     Args:
         source: The registry (or view) holding every tool.
-        provider: One of `forge.tools.turns.TURN_PROVIDERS`.
+        provider: One of `forge.tools.formats.PROVIDERS` (aliases accepted). The turn
+            methods need one of `forge.tools.turns.TURN_PROVIDERS`; with ``mcp`` (a server
+            exposing a search tool per client session) use `tools` and `execute_all`.
         pinned: Tools always active (every name must be a tool's).
         max_active: The most revealed tools kept active at once (least recently used go).
         search_limit: The most tools one search reveals.
@@ -102,10 +106,11 @@ class DeferredSession:
         strict: Export the tools in the provider's strict mode.
 
     Raises:
-        UnsupportedProviderError: ``provider`` has no turns to rebuild (MCP).
+        UnsupportedProviderError: ``provider`` is none of the formats' providers.
         ToolNotFoundError: A pinned name is no tool's.
         ToolDefinitionError: ``search_name`` is not a valid tool name.
-        ValueError: ``search_name`` is taken, or a limit is not a positive number.
+        ValueError: ``search_name`` is taken, a limit is not a positive number, or
+            ``search_limit`` is over ``max_active``.
     """
 
     def __init__(
@@ -122,12 +127,15 @@ class DeferredSession:
         context: ExecutionContext | None = None,
         strict: bool = False,
     ) -> None:
-        from forge.tools.turns import turn_provider
-
-        self.provider = turn_provider(provider)
+        self.provider = _format_provider(provider)
         for label, value in (("max_active", max_active), ("search_limit", search_limit)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
+        if search_limit > max_active:
+            raise ValueError(
+                f"search_limit={search_limit} is more than max_active={max_active}: a search "
+                "would reveal tools that leave at once; raise max_active or lower search_limit"
+            )
         if inactive not in ("run", "refuse"):
             raise ValueError(f"inactive must be 'run' or 'refuse', got {inactive!r}")
         self._source = source
@@ -221,47 +229,62 @@ class DeferredSession:
             "note": "These tools are loaded now: call them by name.",
         }  # fmt: skip
 
-    # -- running turns ----------------------------------------------------------------
+    # -- running calls and turns ------------------------------------------------------
+
+    def execute_all(self, calls: Iterable[ToolCall]) -> list[ToolResult]:
+        """Run calls in order: searches here, the rest through the registry or executor.
+
+        One result per call, tagged with its id; a tool that runs (and is not denied) is
+        active from then on.
+        """
+        routed, rest = self._route(list(calls))
+        done = self._runner.all([call for _, call in rest]) if rest else []
+        return self._merge(routed, rest, done)
+
+    async def aexecute_all(self, calls: Iterable[ToolCall]) -> list[ToolResult]:
+        """`execute_all` for async code: the calls run concurrently."""
+        routed, rest = self._route(list(calls))
+        done = await self._runner.aall([call for _, call in rest]) if rest else []
+        return self._merge(routed, rest, done)
 
     def run_turn(self, response: Any) -> Turn:
-        """Run one response's calls (searches here, the rest through the registry).
+        """Run one response's calls (`execute_all`); return the `Turn` to append.
 
-        Takes what ``registry.run_turn`` takes; returns the `Turn` to append.
+        Takes what ``registry.run_turn`` takes.
 
         Raises:
+            UnsupportedProviderError: The session's provider has no turns (MCP, LangChain).
             ToolCallFormatError: The response is not in the provider's shape.
         """
         from forge.tools.turns import read_finished
 
-        assistant = read_finished(response, self.provider)
-        return assistant.answer(self._run_all(list(assistant.calls)))
+        assistant = read_finished(response, self._turns())
+        return assistant.answer(self.execute_all(assistant.calls))
 
     async def arun_turn(self, response: Any) -> Turn:
         """`run_turn` for async code (also takes an async stream); calls run concurrently."""
         from forge.tools.turns import aread_finished
 
-        assistant = await aread_finished(response, self.provider)
-        routed, rest = self._route(list(assistant.calls))
-        done = await self._runner.aall([call for _, call in rest]) if rest else []
-        return assistant.answer(_merge(routed, rest, done))
+        assistant = await aread_finished(response, self._turns())
+        return assistant.answer(await self.aexecute_all(assistant.calls))
 
     def stream_turn(self, stream: Any) -> TurnStream:
         """Read a streamed response: iterate for its text, then read ``.turn``."""
         from forge.tools.turns import TurnBuilder, TurnStream
 
-        return TurnStream(stream, TurnBuilder(self.provider), run_all=self._run_all,
+        return TurnStream(stream, TurnBuilder(self._turns()), run_all=self.execute_all,
                           run_one=self._run_one)  # fmt: skip
 
-    def _run_all(self, calls: Calls) -> list[ToolResult]:
-        routed, rest = self._route(calls)
-        done = self._runner.all([call for _, call in rest]) if rest else []
-        return _merge(routed, rest, done)
+    def _turns(self) -> str:
+        from forge.tools.turns import turn_provider
+
+        return turn_provider(self.provider)
 
     async def _run_one(self, call: ToolCall) -> ToolResult:
-        routed, _ = self._route([call])
+        routed, rest = self._route([call])
         if routed[0] is not None:
             return routed[0]
-        return await self._runner.one(call)
+        return self._merge(routed, rest, [await self._runner.one(call)])[0]
 
     def _route(self, calls: Calls) -> tuple[list[ToolResult | None], list[tuple[int, ToolCall]]]:
         """Answer the searches and refusals here; return the rest to run, with their places."""
@@ -279,19 +302,37 @@ class DeferredSession:
         return answered, rest
 
     def _admit(self, call: ToolCall) -> ToolResult | None:
-        """``None`` to run the call (revealing its tool), or the refusal."""
-        if call.name in self._pinned or self._source.get(call.name) is None:
+        """``None`` to run the call, or the refusal of a tool not active."""
+        if self._inactive == "run" or call.name in self._pinned:
+            return None
+        if self._source.get(call.name) is None:
             return None  # unknown tools get the engine's answer, with suggestions
         with self._lock:
-            known = call.name in self._revealed
-            if known or self._inactive == "run":
-                self._touch([call.name])
+            if call.name in self._revealed:
                 return None
         return ToolResult.fail(
             f"Tool {call.name!r} is not loaded yet: call {self.search_tool.name} with what "
             "you need to do first, then call one of the tools it returns",
             error_kind=ErrorKind.UNKNOWN_TOOL,
         ).for_call(call.id, call.name)
+
+    def _merge(
+        self,
+        answered: list[ToolResult | None],
+        rest: list[tuple[int, ToolCall]],
+        done: list[ToolResult],
+    ) -> list[ToolResult]:
+        """The results in call order; the tools that ran (and were not denied) made recent."""
+        out = list(answered)
+        used: list[str] = []
+        for (index, call), result in zip(rest, done, strict=True):
+            out[index] = result
+            if result.error_kind not in _NOT_RUN:
+                used.append(call.name)
+        if used:
+            with self._lock:
+                self._touch(used)
+        return [r for r in out if r is not None]
 
     def _answer_search(self, call: ToolCall) -> ToolResult:
         name = self.search_tool.name
@@ -308,13 +349,8 @@ class DeferredSession:
         return ToolResult.ok(self._search(str(kwargs["query"]))).for_call(call.id, name)
 
 
-def _merge(
-    answered: list[ToolResult | None], rest: list[tuple[int, ToolCall]], done: list[ToolResult]
-) -> list[ToolResult]:
-    out = list(answered)
-    for (index, _), result in zip(rest, done, strict=True):
-        out[index] = result
-    return [r for r in out if r is not None]
+#: Results of calls that did not run the tool: they reveal nothing.
+_NOT_RUN = frozenset({ErrorKind.UNKNOWN_TOOL, ErrorKind.DENIED})
 
 
 def _checked_names(source: _Source, names: Iterable[str] | str, what: str) -> list[str]:
@@ -333,3 +369,23 @@ def _checked_names(source: _Source, names: Iterable[str] | str, what: str) -> li
             close = difflib.get_close_matches(name, source.names(), n=3)
             raise ToolNotFoundError(name, suggestions=close)
     return listed
+
+
+def _format_provider(provider: str) -> str:
+    """The canonical name of a provider the formats export to (aliases accepted).
+
+    Raises:
+        UnsupportedProviderError: Listing the supported providers.
+    """
+    from forge.tools.formats import PROVIDERS
+    from forge.tools.parsing import PARSERS, resolve_provider
+
+    if isinstance(provider, str) and provider in PROVIDERS:
+        return provider
+    try:
+        name = resolve_provider(provider)
+    except UnsupportedProviderError:
+        raise UnsupportedProviderError(provider, list(PROVIDERS)) from None
+    if name not in PARSERS or name not in PROVIDERS:
+        raise UnsupportedProviderError(provider, list(PROVIDERS))
+    return name

@@ -19,6 +19,10 @@ bedrock           the assistant message (``reasoningContent`` kept)
 mistral           the assistant message, as for openai
 ollama            the assistant message: ``content``, ``thinking``, ``tool_calls``
 ================  ======================================================================
+
+A provider's own tool search (deferred loading) is not a call for the client: its blocks or
+items stay in the turn, sent back unchanged, and `AssistantTurn.revealed` names the tools
+it loaded.
 """
 
 from __future__ import annotations

@@ -178,10 +178,14 @@ def test_bad_session_arguments_are_named() -> None:
         registry.deferred("openai", max_active=0)
     with pytest.raises(ValueError, match="search_limit"):
         registry.deferred("openai", search_limit=True)
+    with pytest.raises(ValueError, match="lower search_limit"):
+        registry.deferred("openai", max_active=2, search_limit=3)
     with pytest.raises(ValueError, match="inactive"):
         registry.deferred("openai", inactive="ask")  # type: ignore[arg-type]
-    with pytest.raises(UnsupportedProviderError):
-        registry.deferred("mcp")
+    with pytest.raises(UnsupportedProviderError, match="openai-responses"):
+        registry.deferred("gpt")
+    with pytest.raises(UnsupportedProviderError, match="gemini"):
+        registry.deferred(3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="pinned"):
         registry.deferred("openai", pinned=[1])  # type: ignore[list-item]
 
@@ -203,14 +207,46 @@ def test_every_turn_provider_gets_definitions_its_sdk_accepts(provider: str) -> 
 
 
 def test_an_executor_applies_its_permissions() -> None:
-    """With an executor, a revealed tool the policy denies comes back denied."""
+    """With an executor, a tool the policy denies comes back denied and is not revealed."""
     registry = catalogue()
     executor = ToolExecutor(registry, permissions=RuleBasedPolicy(deny=["email_*"]))
     session = DeferredSession(registry, "openai", executor=executor)
+    (denied,) = session.run_turn(completion(("a", "email_lookup", {"query": "x"}))).results
+    assert denied.error_kind == "denied"
+    assert session.active() == []
     search(session, "email")
-    (result,) = session.run_turn(completion(("a", "email_lookup", {"query": "x"}))).results
+    (result,) = session.run_turn(completion(("b", "email_lookup", {"query": "x"}))).results
     assert result.error_kind == "denied"
+    (ran,) = session.run_turn(completion(("c", "hotel_lookup", {"query": "x"}))).results
+    assert ran.output == "hotel: x"
+    assert session.active() == ["email_lookup", "hotel_lookup"]
     executor.close()
+
+
+def test_an_mcp_session_lists_and_runs_without_turns() -> None:
+    """provider='mcp': MCP tool definitions and execute_all; the turn methods say why not."""
+    import mcp.types
+
+    from forge.tools import ToolCall
+
+    session = catalogue().deferred("mcp", pinned=["clock"])
+    listed = session.tools()
+    assert [d["name"] for d in listed] == ["clock", "search_tools"]
+    for definition in listed:
+        mcp.types.Tool.model_validate(definition)
+    (found,) = session.execute_all([ToolCall("1", "search_tools", {"query": "invoice"})])
+    assert found.output["tools"][0]["name"] == "invoice_lookup"
+    assert "invoice_lookup" in [d["name"] for d in session.tools()]
+    (ran,) = asyncio.run(session.aexecute_all([ToolCall("2", "invoice_lookup", {"query": "7"})]))
+    assert ran.output == "invoice: 7"
+    with pytest.raises(UnsupportedProviderError, match="anthropic"):
+        session.run_turn({"content": []})
+
+
+def test_aliases_are_accepted() -> None:
+    """'claude' is anthropic, 'responses' is openai-responses."""
+    assert catalogue().deferred("claude").provider == "anthropic"
+    assert catalogue().deferred("responses").provider == "openai-responses"
 
 
 def test_concurrent_searches_keep_the_bound() -> None:
@@ -280,3 +316,42 @@ def test_async_turns_and_streams() -> None:
 async def aiter_of(items: list[Any]) -> AsyncIterator[Any]:
     for item in items:
         yield item
+
+
+def response_calling(provider: str, call_id: str, name: str, arguments: dict[str, Any]) -> Any:
+    """A response in ``provider``'s wire shape with one call (provider-formats.md)."""
+    text = json.dumps(arguments)
+    function = {"name": name, "arguments": text}
+    chat = {"role": "assistant", "content": "",
+            "tool_calls": [{"id": call_id, "type": "function", "function": function}]}  # fmt: skip
+    shapes: dict[str, Any] = {
+        "openai": {"choices": [{"index": 0, "message": chat}]},
+        "mistral": {"choices": [{"index": 0, "message": chat}]},
+        "ollama": {"model": "m", "done": True, "message": {"role": "assistant", "content": "",
+                   "tool_calls": [{"function": {"name": name, "arguments": arguments}}]}},
+        "openai-responses": {"output": [{"type": "function_call", "id": f"fc_{call_id}",
+                                         "call_id": call_id, "name": name, "arguments": text}]},
+        "anthropic": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": call_id, "name": name, "input": arguments}]},
+        "gemini": {"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"id": call_id, "name": name, "args": arguments}}]}}]},
+        "bedrock": {"output": {"message": {"role": "assistant", "content": [
+            {"toolUse": {"toolUseId": call_id, "name": name, "input": arguments}}]}},
+            "stopReason": "tool_use"},
+    }  # fmt: skip
+    return shapes[provider]
+
+
+@pytest.mark.parametrize("provider", TURN_PROVIDERS)
+def test_every_turn_provider_searches_then_calls(provider: str) -> None:
+    """In each provider's shape: a search reveals the tool, the next turn's call runs it."""
+    session = catalogue().deferred(provider)
+    first = session.run_turn(response_calling(provider, "c1", "search_tools",
+                                              {"query": "flight"}))  # fmt: skip
+    assert first.results[0].output["tools"][0]["name"] == "flight_lookup"
+    assert first.replies
+    assert "flight_lookup" in json.dumps(session.tools())
+    second = session.run_turn(response_calling(provider, "c2", "flight_lookup",
+                                               {"query": "LIS"}))  # fmt: skip
+    assert second.results[0].output == "flight: LIS"
+    assert not second.done

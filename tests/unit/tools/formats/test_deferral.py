@@ -236,6 +236,7 @@ def test_defer_definitions_needs_a_native_provider() -> None:
         native_search_tool("gemini")
 
 
+@pytest.mark.slow  # the whole BFCL corpus
 def test_bfcl_catalogue_deferred_validates(
     bfcl: tuple[NameMap, tuple[NormalizedDefinition, ...], tuple[Tool, ...]],
 ) -> None:
