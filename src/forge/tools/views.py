@@ -179,6 +179,7 @@ class ToolReads(RunMethods):
         executor: ToolExecutor | None = None,
         context: ExecutionContext | None = None,
         strict: bool = False,
+        on_change: Callable[[list[str]], None] | None = None,
     ) -> DeferredSession:
         """Start a conversation that loads tools as the model searches for them (any provider).
 
@@ -197,7 +198,7 @@ class ToolReads(RunMethods):
         return DeferredSession(self, provider, pinned=pinned, max_active=max_active,
                                search_limit=search_limit, search_name=search_name,
                                inactive=inactive, executor=executor, context=context,
-                               strict=strict)  # fmt: skip
+                               strict=strict, on_change=on_change)  # fmt: skip
 
     def conversion(
         self,

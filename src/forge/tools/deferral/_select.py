@@ -13,7 +13,7 @@ from forge.tools.values.metadata import string_tuple
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
 
-__all__ = ["Defer", "DeferSpec", "Searchable", "resolve"]
+__all__ = ["Defer", "DeferSpec", "Searchable", "coerce", "resolve"]
 
 
 class Searchable(Protocol):
@@ -29,7 +29,7 @@ class Defer:
     """Which tools an export defers: those that pass every test given, minus those kept.
 
     Build one with the class methods (``Defer.all()``, ``Defer.named("a", "b")``,
-    ``Defer.tagged("admin")``, ``Defer.category("web")``, ``Defer.where(pred)``,
+    ``Defer.tagged("admin")``, ``Defer.in_category("web")``, ``Defer.where(pred)``,
     ``Defer.all_but(5, query="...")``) or with the fields directly to combine them.
     """
 
@@ -48,6 +48,11 @@ class Defer:
     """The text `keep` ranks the tools against."""
 
     def __post_init__(self) -> None:
+        if self.names is not None:  # any iterable of names (one string: one name)
+            object.__setattr__(self, "names", frozenset(string_tuple(self.names, "names")))
+        object.__setattr__(self, "tags", string_tuple(self.tags, "tags"))
+        if self.category is not None:
+            object.__setattr__(self, "category", ToolCategory.parse(self.category))
         if isinstance(self.keep, bool) or not isinstance(self.keep, int) or self.keep < 0:
             raise ValueError(f"Defer.keep must be a whole number >= 0, got {self.keep!r}")
         if self.keep and not (isinstance(self.query, str) and self.query.strip()):

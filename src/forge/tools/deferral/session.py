@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolNotFoundError, ToolValidationError, UnsupportedProviderError
+from forge.core.logging import get_logger
 from forge.tools.deferral._search_tool import make_search_tool, short_description
 from forge.tools.values.results import ErrorKind, ToolResult
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from forge.tools.values.context import ExecutionContext
 
 __all__ = ["DeferredSession", "Inactive"]
+
+logger = get_logger("tools.deferral")
 
 #: What a call to an existing tool that is not active does (see the module docstring).
 Inactive = Literal["run", "refuse"]
@@ -104,6 +107,9 @@ class DeferredSession:
             hooks, timeouts and metrics); by default the registry's own run methods.
         context: The calls' context.
         strict: Export the tools in the provider's strict mode.
+        on_change: Called with `active` after each change of the active set (a tool
+            revealed or evicted; not a mere reordering), on the thread that changed it,
+            e.g. to send MCP's ``notifications/tools/list_changed``. Its errors are logged.
 
     Raises:
         UnsupportedProviderError: ``provider`` is none of the formats' providers.
@@ -126,8 +132,10 @@ class DeferredSession:
         executor: Any = None,
         context: ExecutionContext | None = None,
         strict: bool = False,
+        on_change: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.provider = _format_provider(provider)
+        self._on_change = on_change
         for label, value in (("max_active", max_active), ("search_limit", search_limit)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
@@ -177,19 +185,26 @@ class DeferredSession:
             ToolNotFoundError: A name is no tool's.
         """
         found = _checked_names(self._source, names, "reveal")
-        with self._lock:
-            self._touch(found)
+        self._use(found)
         return found
 
-    def _touch(self, names: Iterable[str]) -> None:
-        """Mark ``names`` most recently used (under the lock); evict past `max_active`."""
-        for name in names:
-            if name in self._pinned:
-                continue
-            self._revealed[name] = None
-            self._revealed.move_to_end(name)
-        while len(self._revealed) > self._max_active:
-            self._revealed.popitem(last=False)
+    def _use(self, names: Iterable[str]) -> None:
+        """Mark ``names`` most recently used; evict past `max_active`; tell `on_change`."""
+        with self._lock:
+            before = set(self._revealed)
+            for name in names:
+                if name in self._pinned:
+                    continue
+                self._revealed[name] = None
+                self._revealed.move_to_end(name)
+            while len(self._revealed) > self._max_active:
+                self._revealed.popitem(last=False)
+            changed = before != set(self._revealed)
+        if changed and self._on_change is not None:
+            try:
+                self._on_change(self.active())
+            except Exception:
+                logger.exception("on_change of a deferred session failed (ignored)")
 
     def tools(self) -> list[Any]:
         """The active tools and the search tool, in the provider's format (for ``tools=``).
@@ -215,8 +230,7 @@ class DeferredSession:
         """The tools a search for ``query`` reveals (best first), now active."""
         hits = self._source.search(query, limit=self._limit + len(self._pinned))
         chosen = [t for t in hits if t.name not in self._pinned][: self._limit]
-        with self._lock:
-            self._touch(reversed([t.name for t in chosen]))  # the best ends most recent
+        self._use(reversed([t.name for t in chosen]))  # the best ends most recent
         return chosen
 
     def _search(self, query: str) -> dict[str, Any]:
@@ -330,8 +344,7 @@ class DeferredSession:
             if result.error_kind not in _NOT_RUN:
                 used.append(call.name)
         if used:
-            with self._lock:
-                self._touch(used)
+            self._use(used)
         return [r for r in out if r is not None]
 
     def _answer_search(self, call: ToolCall) -> ToolResult:

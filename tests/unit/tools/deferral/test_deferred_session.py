@@ -355,3 +355,26 @@ def test_every_turn_provider_searches_then_calls(provider: str) -> None:
                                                {"query": "LIS"}))  # fmt: skip
     assert second.results[0].output == "flight: LIS"
     assert not second.done
+
+
+def test_on_change_is_told_of_membership_changes_only() -> None:
+    """Reveals and evictions call on_change with the active set; reordering does not; a
+    failing callback is logged, not raised."""
+    seen: list[list[str]] = []
+    session = catalogue().deferred("openai", pinned=["clock"], max_active=2, search_limit=1,
+                                   on_change=seen.append)  # fmt: skip
+    session.reveal(["weather_lookup"])
+    session.reveal(["weather_lookup"])  # already active: no change
+    session.reveal(["hotel_lookup"])
+    session.reveal(["weather_lookup"])  # reordered only
+    session.reveal(["stock_lookup"])  # evicts hotel_lookup
+    assert seen == [["clock", "weather_lookup"], ["clock", "weather_lookup", "hotel_lookup"],
+                    ["clock", "weather_lookup", "stock_lookup"]]  # fmt: skip
+
+    def broken(_: list[str]) -> None:
+        raise RuntimeError("listener down")
+
+    failing = catalogue().deferred("openai", on_change=broken)
+    (result,) = search(failing, "recipe").results
+    assert result.success
+    assert failing.active() == ["recipe_lookup"]

@@ -144,6 +144,14 @@ def test_defer_by_tag_category_predicate_and_names(registry: ToolRegistry) -> No
         assert deferred_names(registry.to_provider("anthropic", defer=spec)) == expected
 
 
+def test_defer_fields_take_plain_values(registry: ToolRegistry) -> None:
+    """Lists, one string and category names work in the fields too."""
+    spec = Defer(names=["get_weather", "read_file"], tags="weather", category="web")  # type: ignore[arg-type]
+    assert spec.names == frozenset({"get_weather", "read_file"})
+    assert spec.tags == ("weather",)
+    assert deferred_names(registry.to_provider("anthropic", defer=spec)) == {"get_weather"}
+
+
 def test_plain_values_are_accepted_as_defer(registry: ToolRegistry) -> None:
     """Names, one name, a predicate and False work without building a Defer."""
     assert deferred_names(registry.to_provider("anthropic", defer={"read_file"})) == {"read_file"}
