@@ -38,6 +38,16 @@ def plain_list(value: Any, where: str) -> list[dict[str, Any]]:
     return [plain(element, f"an element of {where}") for element in value]
 
 
+def text_of(part: Any, where: str) -> str:
+    """The ``text`` of a part or block (``""`` when it has none)."""
+    value = part.get("text")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ToolCallFormatError(f"the text of {where} is {type(value).__name__}, not a string")
+    return value
+
+
 def json_object(text: str) -> dict[str, Any] | None:
     """The JSON object ``text`` holds, or ``None`` when it holds none."""
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, json_object, plain, plain_list
+from forge.tools.turns._plain import field, json_object, plain, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["AnthropicBuilder", "items", "text"]
@@ -30,7 +30,7 @@ def items(response: Any) -> list[dict[str, Any]]:
 def text(turn: list[dict[str, Any]]) -> str:
     """The text blocks' text."""
     return "".join(
-        block.get("text") or "" for message in turn for block in message["content"]
+        text_of(block, "a text block") for message in turn for block in message["content"]
         if isinstance(block, Mapping) and block.get("type") == "text"
     )  # fmt: skip
 

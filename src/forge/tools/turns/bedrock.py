@@ -12,7 +12,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, json_object
+from forge.tools.turns._plain import field, json_object, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["BedrockBuilder", "items", "text"]
@@ -36,7 +36,7 @@ def items(response: Any) -> list[dict[str, Any]]:
 def text(turn: list[dict[str, Any]]) -> str:
     """The text blocks' text."""
     return "".join(
-        block.get("text") or "" for message in turn for block in message["content"]
+        text_of(block, "a content block") for message in turn for block in message["content"]
         if isinstance(block, Mapping)
     )  # fmt: skip
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from forge.tools.turns._plain import field, plain_list
+from forge.tools.turns._plain import field, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["GeminiBuilder", "items", "text"]
@@ -42,7 +42,7 @@ def _parts(response: Any) -> list[dict[str, Any]]:
 def text(turn: list[dict[str, Any]]) -> str:
     """The text parts' text, thoughts left out (what the SDK's ``text`` gives)."""
     return "".join(
-        part.get("text") or "" for content in turn for part in content["parts"]
+        text_of(part, "a part") for content in turn for part in content["parts"]
         if not part.get("thought")
     )  # fmt: skip
 

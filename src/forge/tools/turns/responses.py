@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, plain, plain_list
+from forge.tools.turns._plain import field, plain, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["ResponsesBuilder", "items", "text"]
@@ -33,7 +33,7 @@ def items(response: Any) -> list[dict[str, Any]]:
 def text(turn: list[dict[str, Any]]) -> str:
     """The text of the message items (what the SDK's ``output_text`` gives)."""
     return "".join(
-        part.get("text") or "" for item in turn if item.get("type") == "message"
+        text_of(part, "an output_text part") for item in turn if item.get("type") == "message"
         for part in item.get("content") or () if isinstance(part, Mapping)
         and part.get("type") == "output_text"
     )  # fmt: skip

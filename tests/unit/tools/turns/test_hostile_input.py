@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from forge.core.errors import ForgeError
@@ -36,6 +36,10 @@ JSON = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(value=JSON, provider=st.sampled_from([None, *TURN_PROVIDERS]))
+@example(value=[{"text": True}], provider="gemini")  # a non-string text (found by this test)
+@example(value={"content": [{"type": "text", "text": 1}]}, provider="anthropic")
+@example(value={"output": [{"type": "message", "content": [{"type": "output_text", "text": []}]}]},
+         provider="openai-responses")  # fmt: skip
 def test_read_turn_returns_or_raises_a_forge_error(value: Any, provider: str | None) -> None:
     """No input makes read_turn raise anything but a ForgeError."""
     try:
