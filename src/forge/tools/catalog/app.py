@@ -20,7 +20,6 @@ inline script). With a token, everything but ``POST /login`` needs it (`_auth`).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
@@ -201,22 +200,10 @@ def _not_found(exc: ToolNotFoundError) -> str:
 
 
 def _json(data: Any, status: int = 200) -> Response:
-    try:
-        body = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    except ValueError:  # NaN or infinity in a tool's output: not JSON, sent as text
-        body = json.dumps(_finite(data), ensure_ascii=False, separators=(",", ":"))
+    """A JSON response (outputs reach here already JSON-safe: NaN as a string, bytes as text)."""
+    body = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return Response(body.encode(), status, headers={"cache-control": "no-store"},
                     media_type="application/json")  # fmt: skip
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 async def _body(request: Request) -> bytes:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.catalog.providers import provider_entries
+from forge.core.errors import ToolDefinitionError
+from forge.tools.catalog.providers import PROVIDER_LABELS, provider_entries
+from forge.tools.formats import PROVIDERS
 from forge.tools.formats.report import NOTABLE
 from forge.tools.model.lint import lint_tool
 from forge.tools.values._jsonable import to_jsonable
@@ -18,11 +20,13 @@ __all__ = ["conversion_entries", "lint_entries", "metadata_dict", "tool_detail"]
 
 
 def tool_detail(tool: Tool) -> dict[str, Any]:
-    """The tool's page without metrics: description, metadata, schemas, providers, lint."""
+    """The tool's page without metrics: description, metadata, schemas, providers, lint.
+
+    A tool whose definition cannot be built (types pydantic cannot describe) still has a
+    page: no schemas, each provider's entry giving the reason, and the reason as a lint error.
+    """
     meta = tool.metadata
-    output_schema = tool.output_schema
-    providers = provider_entries(tool)
-    return {
+    page: dict[str, Any] = {
         "name": tool.name,
         "display_name": meta.display_name or tool.annotations.title or tool.name,
         "description": tool.description,
@@ -30,7 +34,32 @@ def tool_detail(tool: Tool) -> dict[str, Any]:
         "tags": list(meta.tags),
         "metadata": metadata_dict(meta),
         "annotations": tool.annotations.to_mcp(),
-        "input_schema": to_jsonable(tool.parameters),
+    }
+    try:
+        input_schema = to_jsonable(tool.parameters)
+        output_schema = tool.output_schema
+    except ToolDefinitionError as exc:
+        broken: dict[str, Any] = {
+            "strict": None,
+            "default": None,
+            "report": {"strict": [], "default": []},
+            "error": exc.message,
+        }
+        return {
+            **page,
+            "input_schema": None,
+            "output_schema": None,
+            "providers": [
+                {"id": p, "label": PROVIDER_LABELS.get(p, p), **broken} for p in PROVIDERS
+            ],
+            "lint": [
+                {"code": "definition", "severity": "error", "message": exc.message, "where": "all"}
+            ],
+        }
+    providers = provider_entries(tool)
+    return {
+        **page,
+        "input_schema": input_schema,
         "output_schema": to_jsonable(output_schema) if output_schema is not None else None,
         "providers": providers,
         "lint": lint_entries(lint_tool(tool)) + conversion_entries(providers),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from forge.core.errors import ForgeError
+from forge.core.logging import get_logger
 from forge.tools.formats import PROVIDERS, convert
 from forge.tools.values._jsonable import to_jsonable
 
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
 
 __all__ = ["PROVIDER_LABELS", "provider_entries", "provider_entry"]
+
+logger = get_logger("tools.catalog")
 
 PROVIDER_LABELS: dict[str, str] = {
     "openai": "OpenAI Chat",
@@ -52,7 +54,8 @@ def provider_entry(tool: Tool, provider: str) -> dict[str, Any]:
     for mode, strict in (("strict", True), ("default", False)):
         try:
             definition, report = convert(tool, provider, strict=strict)
-        except (ForgeError, ImportError, ValueError, TypeError) as exc:
+        except Exception as exc:  # one provider's failure never breaks the page
+            logger.debug("converting %r for %s failed", tool.name, provider, exc_info=True)
             entry[mode] = None
             reports[mode] = []
             errors[mode] = str(exc)

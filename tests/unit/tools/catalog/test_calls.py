@@ -6,10 +6,15 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forge.tools import ToolResult
 from forge.tools.catalog import BadRequestError, Catalog, ConfirmationRequiredError
-from forge.tools.catalog.calls import run_outcome
+from forge.tools.catalog.calls import run_outcome, validation_outcome
+from forge.tools.catalog.paths import parse_field
+
+from .conftest import place_order
 
 ORDER = {"lines": [{"sku": "a", "qty": 2}, {"sku": "b", "qty": 0}], "ship_to": {"city": "X"}}
 
@@ -92,3 +97,47 @@ def test_a_runner_that_raises_is_still_a_result(catalog: Catalog) -> None:
     assert outcome["ok"] is False
     assert outcome["error_kind"] == "tool_error"
     assert "OSError: gone" in outcome["model_message"]
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_order_like = st.fixed_dictionaries(
+    {},
+    optional={
+        "lines": st.lists(
+            st.dictionaries(st.sampled_from(["sku", "qty", "x.y"]), _json_values, max_size=3)
+            | _json_values,
+            max_size=3,
+        ),
+        "ship_to": st.dictionaries(st.sampled_from(["city", "zip", "0"]), _json_values, max_size=3)
+        | _json_values,
+        "note": _json_values,
+    },
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_order_like)
+def test_every_error_path_points_into_the_arguments(arguments: dict[str, Any]) -> None:
+    """Each bad field's path walks the arguments (only its last key may be missing), and its
+    field name reads back as the same path."""
+    outcome = validation_outcome(place_order, arguments)
+    for error in outcome.get("errors", []):
+        assert parse_field(error["field"]) == error["path"]
+        value: Any = arguments
+        for i, segment in enumerate(error["path"]):
+            if not _holds(value, segment):
+                assert i == len(error["path"]) - 1, (error, arguments)
+                break
+            value = value[segment]
+
+
+def _holds(value: Any, segment: str | int) -> bool:
+    if isinstance(value, dict):
+        return segment in value
+    return isinstance(value, list) and isinstance(segment, int) and segment < len(value)

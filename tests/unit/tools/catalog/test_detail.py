@@ -133,3 +133,29 @@ def test_a_definition_object_is_shown_by_what_it_sends() -> None:
 
     assert json_definition(Fake()) == {"type": "Fake", "name": "n", "description": "d",
                                        "args_schema": {"type": "object"}}  # fmt: skip
+
+
+class Opaque:
+    """A type pydantic cannot describe."""
+
+
+def test_a_tool_whose_definition_cannot_be_built_still_has_a_page() -> None:
+    """No schemas, every provider and the lint naming the reason; validation and runs say so."""
+
+    def broken(x: Opaque) -> int:
+        """Takes something no schema can describe."""
+        return 1
+
+    shelf = Catalog(ToolRegistry([broken]))
+    page = shelf.tool("broken")
+    json.dumps(page, allow_nan=False)
+    assert page["input_schema"] is None
+    assert all(p["error"] and "Opaque" in p["error"] for p in page["providers"])
+    assert page["lint"][0]["severity"] == "error"
+    checked = shelf.validate("broken", {"arguments": {"x": 1}})
+    assert checked["ok"] is False
+    assert "Opaque" in checked["errors"][0]["message"]
+    assert checked["model_message"] == (
+        "Error: Tool 'broken' is unavailable: its definition is invalid. Do not retry it."
+    )
+    shelf.close()
