@@ -21,6 +21,8 @@ import numpy as np
 
 #: Texts embedded per forward pass.
 BATCH = 32
+#: The first values of sentence-transformers' vector for this text, as published with the model.
+REFERENCE = ("This is an example sentence", (0.06766, 0.06350, 0.04871, 0.07930, 0.03745))
 
 
 def model_dir() -> Path:
@@ -141,3 +143,11 @@ def embed(texts: Sequence[str]) -> np.ndarray:
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         out[chunk] = pooled / norms
     return out
+
+
+def check() -> None:
+    """Fail unless the reference sentence embeds as sentence-transformers embeds it."""
+    text, expected = REFERENCE
+    got = embed([text])[0][: len(expected)]
+    if not np.allclose(got, expected, atol=2e-4):
+        raise RuntimeError(f"all-MiniLM-L6-v2 from numpy gives {got} for {text!r}, not {expected}")
