@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from forge.tools.search._embedding import DIMENSIONS, embed
+from forge.tools.search._embedding import DIMENSIONS, embed, similarity
 
 
 def test_vectors_are_unit_length_rows() -> None:
@@ -52,15 +52,49 @@ def test_loading_needs_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     assert embed(["offline"]).shape == (1, DIMENSIONS)
 
 
-def test_loading_leaves_the_root_logger_alone() -> None:
-    """The model's package configures logging on import; the application's set-up stays."""
+def test_same_texts_give_the_same_vectors() -> None:
+    """Embedding is deterministic: batch order and repeats do not change a text's vector."""
+    texts = ["book a flight to Lisbon", "北京今天的天气怎么样", "x"]
+    first = embed(texts)
+    again = embed(list(reversed(texts)))[::-1]
+    assert np.array_equal(first, again)
+    assert np.array_equal(first[1], embed([texts[1]])[0])
+
+
+def test_fresh_interpreter_offline_same_vectors_root_logger_untouched() -> None:
+    """In a fresh interpreter whose sockets are all blocked from the start, the model loads, its
+    vectors equal this process's bit for bit, and the application's logging set-up stays."""
     import subprocess
     import sys
 
     code = (
-        "import logging; from forge.tools.search._embedding import embed; embed(['x']); "
-        "root = logging.getLogger(); print(len(root.handlers), root.level)"
+        "import socket\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise OSError('network blocked in this test')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.socket.connect_ex = refuse\n"
+        "socket.create_connection = refuse\n"
+        "socket.getaddrinfo = refuse\n"
+        "import logging\n"
+        "from forge.tools.search._embedding import embed\n"
+        "print(embed(['offline vectors', 'weather in Paris']).tobytes().hex())\n"
+        "root = logging.getLogger()\n"
+        "print(len(root.handlers), root.level)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["0", str(logging.WARNING)]
+    vectors, logger = done.stdout.splitlines()
+    assert vectors == embed(["offline vectors", "weather in Paris"]).tobytes().hex()
+    assert logger.split() == ["0", str(logging.WARNING)]
     assert done.stderr == ""
+
+
+def test_similarity_is_the_cosine_of_each_row() -> None:
+    """``similarity`` equals the matrix-vector product of the unit rows, one score per row."""
+    vectors = embed(["convert money between currencies", "weather in Paris", ""])
+    query = embed(["how many yen is 20 dollars"])[0]
+    scores = similarity(vectors, query)
+    assert scores.shape == (3,)
+    assert scores.dtype == np.float32
+    assert np.allclose(scores, vectors @ query, atol=1e-6)
+    assert scores[2] == 0.0
+    assert similarity(embed([]), query).shape == (0,)
