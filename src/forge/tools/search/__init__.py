@@ -297,19 +297,15 @@ class SearchIndex:
             return none
         mask = self._mask(category, tuple(tags)) if category is not None or tags else None
         candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
-        from forge.tools.search._embedding import embed
+        from forge.tools.search._embedding import embed, similarity
 
-        # einsum, not a BLAS product: multithreaded BLAS stalls for tens of milliseconds on a
-        # busy machine, for work that takes well under a millisecond on one core.
-        similarity = np.einsum("ij,j->i", self._vectors, embed([query])[0])
+        cosine = similarity(self._vectors, embed([query])[0])
         # Tools found by meaning join whether or not any tool shares a word with the query:
         # otherwise whether one is found would hang on some unrelated tool's vocabulary.
-        candidates = np.union1d(
-            candidates, self._nearest(similarity, mask, floor=len(candidates) > 0)
-        )
+        candidates = np.union1d(candidates, self._nearest(cosine, mask, floor=len(candidates) > 0))
         if not len(candidates):
             return none
-        return candidates, self._features(query, terms, candidates, similarity[candidates])
+        return candidates, self._features(query, terms, candidates, cosine[candidates])
 
     def _lexical(self, terms: list[str], mask: Any, pool: int) -> Any:
         """The best ``pool`` tools sharing a term with the query (weighted-field BM25)."""
