@@ -405,4 +405,9 @@ def test_a_single_step_request_is_searched_whole() -> None:
         "clone the repo", "build the image", "push it",
     ]  # fmt: skip
     assert parts("Find X, and then Y", has_terms) == ["Find X, and then Y"]  # one part has terms
+    assert parts("查一下北京的天气\uff0c然后给老板发邮件。", has_terms) == [
+        "查一下北京的天气",
+        "给老板发邮件。",
+    ]
+    assert len(parts("我的月收入是8000。我想申请贷款。", has_terms)) == 1  # sentences: context
     assert travel_registry().search(single)[0].name == "search_flights_air"
