@@ -12,9 +12,9 @@ Two sources, so that the weights do not learn one dataset's style:
 For each question the search's own candidates and feature rows are taken, and the weights
 minimise the listwise softmax cross-entropy of the needed tools among the candidates (Adam, a
 small L2 penalty). Each source weighs the same in the loss, however many questions it has,
-except BFCL, which weighs ``BFCL_WEIGHT`` times as much: the smallest of 1 to 5 whose
-weights keep BFCL's ``multiple`` / ``live_multiple`` targets (95 % / 91 % recall@5), so those
-two categories bounded this one choice (they never enter the loss).
+except BFCL, which weighs ``BFCL_WEIGHT`` times as much: the smallest of those tried (1, 3,
+4, 5) whose weights keep BFCL's ``multiple`` / ``live_multiple`` targets (95 % / 91 %
+recall@5), so those two categories bounded this one choice (they never enter the loss).
 An ablation refits without the semantic features and counts the questions they decide.
 
 Usage: ``python bench/fit_search.py``; paste the printed tuple into ``search.py``.

@@ -294,8 +294,9 @@ def test_a_query_sharing_no_word_with_any_tool_still_gets_the_nearest_by_meaning
     assert registry.search("What are the steps to buy a home in Canada?")[0].name == (
         "house_purchase_helper"
     )
-    for query in ("zzqx frobnicate", "lorem ipsum dolor", "what is it?", "", "天气"):
+    for query in ("zzqx frobnicate", "lorem ipsum dolor", "what is it?", "天气"):
         assert registry.search(query), query
+    assert registry.search(" ?! ") == []  # blank: no letter or digit, no question
 
 
 def test_no_query_finds_nothing_while_the_filters_leave_tools() -> None:

@@ -18,7 +18,8 @@ Two BM25 indexes (bm25s) and one table of embeddings are built once per registry
   term with the query. So a tool is found by meaning ("100 euro in US dollars" ->
   ``convert_currency``) even when no tool shares a word with the query, and a query with no
   term in common with any tool, or made only of stop words, still gets the tools nearest in
-  meaning: no query finds nothing while the registry (after the filters) has tools.
+  meaning: no question finds nothing while the registry (after the filters) has tools (a
+  blank query, without any letter or digit, finds nothing).
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
@@ -293,7 +294,7 @@ class SearchIndex:
 
         terms = tokenize(query)
         none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
-        if self._retriever is None:
+        if self._retriever is None or not words(query):  # no letter or digit: no question
             return none
         mask = self._mask(category, tuple(tags)) if category is not None or tags else None
         candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
