@@ -35,7 +35,7 @@ request's three best tools come first, then each step's best and the whole reque
 turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
 
 The weights were fitted by ``bench/fit_search.py`` on two kinds of development data, each
-source weighing the same in the loss (BFCL four times): BFCL's single-intent
+source weighing the same in the loss (BFCL twelve times): BFCL's single-intent
 ``simple_python``, ``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and
 ``live_parallel`` categories, and the development sets of the retrieval collection in
 ``corpora/retrieval/`` (Seal-Tools, MetaTool, ToolBench). BFCL's measured ``multiple`` and
