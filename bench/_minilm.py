@@ -47,6 +47,10 @@ def _model() -> tuple[Any, dict[str, Any], dict[str, Any]]:
         key: value.astype(np.float32)
         for key, value in load_file(folder / "model.safetensors").items()
     }
+    # Dense layers store (out, in); keep them as contiguous (in, out) for x @ W.
+    for key in [k for k in weights if k.startswith("encoder.") and k.endswith(".weight")]:
+        if weights[key].ndim == 2:
+            weights[key] = np.ascontiguousarray(weights[key].T)
     return tokenizer, config, weights
 
 
@@ -72,7 +76,7 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
 
 
 def _dense(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndarray:
-    return x @ w[f"{prefix}.weight"].T + w[f"{prefix}.bias"]
+    return x @ w[f"{prefix}.weight"] + w[f"{prefix}.bias"]
 
 
 def _forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -201,7 +201,7 @@ def render(
                 continue
             body.append(
                 [
-                    f"macro average ({len(names)} sets)",
+                    f"macro average ({len(names)} set{'s' if len(names) != 1 else ''})",
                     ranker,
                     *(_pct(_macro([s.recall[k] for s in scored])) for k in RECALL_AT),
                     _pct(_macro([s.multi_share for s in scored])),
@@ -210,9 +210,10 @@ def render(
                     f"{_macro([s.median_ms for s in scored]) or 0:.2f}",
                 ]
             )
-        title = "Development sets (used for fitting and tuning)" if role == "development" else (
-            "Held-out sets (never used for any choice)"
-        )  # fmt: skip
+        title = {
+            "development": "Development sets (may be used for fitting and tuning)",
+            "held-out": "Held-out sets (never used for any choice)",
+        }[role]
         yield f"#### {title}\n\n{render_table(HEADER, body)}"
 
 
