@@ -21,6 +21,8 @@ import numpy as np
 
 #: Texts embedded per forward pass.
 BATCH = 32
+#: The first values of sentence-transformers' vector for this text, as published with the model.
+REFERENCE = ("This is an example sentence", (0.06766, 0.06350, 0.04871, 0.07930, 0.03745))
 
 
 def model_dir() -> Path:
@@ -45,6 +47,10 @@ def _model() -> tuple[Any, dict[str, Any], dict[str, Any]]:
         key: value.astype(np.float32)
         for key, value in load_file(folder / "model.safetensors").items()
     }
+    # Dense layers store (out, in); keep them as contiguous (in, out) for x @ W.
+    for key in [k for k in weights if k.startswith("encoder.") and k.endswith(".weight")]:
+        if weights[key].ndim == 2:
+            weights[key] = np.ascontiguousarray(weights[key].T)
     return tokenizer, config, weights
 
 
@@ -70,7 +76,7 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
 
 
 def _dense(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndarray:
-    return x @ w[f"{prefix}.weight"].T + w[f"{prefix}.bias"]
+    return x @ w[f"{prefix}.weight"] + w[f"{prefix}.bias"]
 
 
 def _forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -141,3 +147,11 @@ def embed(texts: Sequence[str]) -> np.ndarray:
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         out[chunk] = pooled / norms
     return out
+
+
+def check() -> None:
+    """Fail unless the reference sentence embeds as sentence-transformers embeds it."""
+    text, expected = REFERENCE
+    got = embed([text])[0][: len(expected)]
+    if not np.allclose(got, expected, atol=2e-4):
+        raise RuntimeError(f"all-MiniLM-L6-v2 from numpy gives {got} for {text!r}, not {expected}")

@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -116,8 +116,9 @@ def wordllama(dataset: RetrievalSet) -> Ranker:
 
 def minilm(dataset: RetrievalSet) -> Ranker:
     """Cosine similarity of all-MiniLM-L6-v2 sentence embeddings."""
-    from _minilm import embed
+    from _minilm import check, embed
 
+    check()
     return _cosine_ranker(dataset, embed)
 
 
@@ -200,7 +201,7 @@ def render(
                 continue
             body.append(
                 [
-                    f"macro average ({len(names)} sets)",
+                    f"macro average ({len(names)} set{'s' if len(names) != 1 else ''})",
                     ranker,
                     *(_pct(_macro([s.recall[k] for s in scored])) for k in RECALL_AT),
                     _pct(_macro([s.multi_share for s in scored])),
@@ -209,14 +210,15 @@ def render(
                     f"{_macro([s.median_ms for s in scored]) or 0:.2f}",
                 ]
             )
-        title = "Development sets (used for fitting and tuning)" if role == "development" else (
-            "Held-out sets (never used for any choice)"
-        )  # fmt: skip
+        title = {
+            "development": "Development sets (may be used for fitting and tuning)",
+            "held-out": "Held-out sets (never used for any choice)",
+        }[role]
         yield f"#### {title}\n\n{render_table(HEADER, body)}"
 
 
-def run(set_names: list[str], rankers: list[str], progress: bool) -> Iterator[str]:
-    """Evaluate every ranker on every set; yield the rendered tables."""
+def run(set_names: list[str], rankers: list[str], progress: TextIO) -> Iterator[str]:
+    """Evaluate every ranker on every set, a line to ``progress`` each; yield the tables."""
     sets = {name: load_set(name) for name in set_names}
     results: dict[str, dict[str, Scores | str]] = {}
     for name, dataset in sets.items():
@@ -227,11 +229,10 @@ def run(set_names: list[str], rankers: list[str], progress: bool) -> Iterator[st
             except ImportError as exc:
                 outcome = f"not installed ({exc.name})"
             results[name][ranker] = outcome
-            if progress:
-                shown = outcome if isinstance(outcome, str) else " | ".join(
-                    _row(name, ranker, outcome)[2:]
-                )  # fmt: skip
-                print(f"{name} {ranker}: {shown}", file=sys.stderr, flush=True)
+            shown = outcome if isinstance(outcome, str) else " | ".join(
+                _row(name, ranker, outcome)[2:]
+            )  # fmt: skip
+            print(f"{name} {ranker}: {shown}", file=progress, flush=True)
     yield from render(results, sets, rankers)
 
 
@@ -255,7 +256,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     sets = _names(args.sets, list(SPLIT), "set(s)")
     rankers = _names(args.rankers, list(RANKERS), "ranker(s)")
-    for table in run(sets, rankers, progress=not args.markdown):
+    # With --markdown the progress lines go to stderr, so stdout holds the tables alone.
+    progress = sys.stderr if args.markdown else sys.stdout
+    for table in run(sets, rankers, progress):
         print(table, end="\n\n", flush=True)
 
 

@@ -89,6 +89,18 @@ def parameter(type_name: Any, description: Any) -> dict[str, Any]:
     return prop
 
 
+def json_types(node: Any) -> Any:
+    """A copy of a schema with the dataset's type names (``dict``, ``list``...) as JSON types."""
+    if isinstance(node, list):
+        return [json_types(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: json_types(value) for key, value in node.items()}
+    if isinstance(node.get("type"), str):
+        out["type"] = TYPES.get(node["type"].strip().lower(), node["type"])
+    return out
+
+
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -252,7 +264,7 @@ def acebench_zh(root: Path) -> tuple[list[Tool], list[Question]]:
         for item in read_jsonl(data / f"data_{category}.json"):
             for function in item.get("function") or []:
                 text = " ".join(str(function.get("description") or "").split())
-                schema = function.get("parameters") or object_schema({})
+                schema = json_types(function.get("parameters") or object_schema({}))
                 pool.setdefault(
                     function["name"],
                     {"name": function["name"], "description": text, "parameters": schema},

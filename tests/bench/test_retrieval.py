@@ -160,3 +160,5 @@ def test_vendored_set_is_complete_and_unmodified(name: str) -> None:
     data = load_set(name)
     assert len(data.questions) <= 500
     assert len(data.tools) <= 4000
+    registry, original = build_registry(data)  # every schema is one a registry accepts
+    assert len(registry) == len(original) == len(data.tools)

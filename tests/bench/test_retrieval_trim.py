@@ -1,0 +1,89 @@
+"""The fixed selection rule of ``corpora/retrieval/trim.py`` (questions and tools kept)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "corpora" / "retrieval" / "trim.py"
+
+
+@pytest.fixture(scope="module")
+def trim() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("retrieval_trim", SCRIPT)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def question(number: int, tools: list[str], text: str = "") -> dict[str, Any]:
+    return {"id": str(number), "query": text or f"question {number}", "tools": tools}
+
+
+def test_questions_capped_by_kind_in_hash_order(trim: ModuleType) -> None:
+    """At most 250 single-tool and 250 multi-tool; the other kind fills up; repeats dropped."""
+    tools = [{"name": "a"}, {"name": "b"}]
+    many_single = [question(n, ["a"]) for n in range(600)]
+    few_multi = [question(1000 + n, ["a", "b"]) for n in range(100)]
+    duplicate = question(5000, ["a"], text="question  7")  # same text as question 7
+    unknown = question(5001, ["zzz"])
+    kept = trim.choose("s", tools, [*many_single, *few_multi, duplicate, unknown])
+    assert len(kept) == 500
+    assert sum(len(q["tools"]) > 1 for q in kept) == 100
+    ids = [q["id"] for q in kept]
+    assert "5000" not in ids
+    assert "5001" not in ids
+    assert ids == sorted(ids, key=lambda i: trim.digest(f"s:{i}"))
+    assert trim.choose("s", tools, [*many_single, *few_multi]) == kept  # deterministic
+
+
+def test_tools_capped_keeping_every_needed_one(trim: ModuleType, monkeypatch: Any) -> None:
+    monkeypatch.setattr(trim, "MAX_TOOLS", 5)
+    tools = [{"name": f"t{n}"} for n in range(20)]
+    kept = trim.cap_tools("s", tools, [question(1, ["t19", "t3"])])
+    names = [tool["name"] for tool in kept]
+    assert len(names) == 5
+    assert {"t19", "t3"} <= set(names)
+    assert names == sorted(names, key=lambda n: int(n[1:]))  # original order
+
+
+def test_type_names_become_json_schema_types(trim: ModuleType) -> None:
+    schema = {"type": "dict", "properties": {"x": {"type": "list", "items": {"type": "str"}}}}
+    assert trim.json_types(schema) == {
+        "type": "object", "properties": {"x": {"type": "array", "items": {"type": "string"}}}
+    }  # fmt: skip
+    assert trim.parameter("STRING", " the id ") == {"type": "string", "description": "the id"}
+    assert trim.parameter("DATE (YYYY-MM-DD)", None) == {}
+
+
+def test_rebuilds_a_set_from_a_checkout(trim: ModuleType, tmp_path: Path) -> None:
+    """The MetaTool reader on a tiny checkout of the same layout writes the common form."""
+    root = tmp_path / "checkout"
+    (root / "dataset" / "data").mkdir(parents=True)
+    (root / "LICENSE").write_text("MIT\n", encoding="utf-8")
+    (root / "dataset" / "plugin_des.json").write_text(
+        json.dumps({"NewsTool": "Latest news.", "FinanceTool": "Stock  prices."}), "utf-8"
+    )
+    (root / "dataset" / "data" / "all_clean_data.csv").write_text(
+        "Query,Tool\nWhat happened today?,NewsTool\n", encoding="utf-8"
+    )
+    (root / "dataset" / "data" / "multi_tool_query_golden.json").write_text(
+        json.dumps([{"query": "News on Apple stock", "tool": ["FinanceTool", "NewsTool"]}]), "utf-8"
+    )
+    dest = tmp_path / "metatool"
+    assert trim.trim("metatool", root, dest) == (2, 2)
+    rows = [json.loads(line) for line in (dest / "queries.jsonl").read_text("utf-8").splitlines()]
+    assert {row["id"]: row["tools"] for row in rows} == {
+        "single-0": ["NewsTool"], "multi-0": ["FinanceTool", "NewsTool"]
+    }  # fmt: skip
+    assert (dest / "tools.jsonl").read_text("utf-8").splitlines()[1] == json.dumps(
+        {"name": "FinanceTool", "description": "Stock prices."}
+    )
+    assert len((dest / "SHA256SUMS").read_text("utf-8").splitlines()) == 3
