@@ -411,4 +411,7 @@ def test_a_single_step_request_is_searched_whole() -> None:
         "给老板发邮件。",
     ]
     assert len(parts("我的月收入是8000。我想申请贷款。", has_terms)) == 1  # sentences: context
+    steps = " ".join(f"{n}. step{n} work" for n in range(1, 9))
+    assert parts(steps, has_terms)[:5] == [f"step{n} work" for n in range(1, 6)]
+    assert parts(steps, has_terms)[5] == "step6 work step7 work step8 work"  # at most six
     assert travel_registry().search(single)[0].name == "search_flights_air"
