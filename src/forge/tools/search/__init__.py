@@ -294,7 +294,8 @@ class SearchIndex:
 
         terms = tokenize(query)
         none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
-        if self._retriever is None or not words(query):  # no letter or digit: no question
+        spelled = words(query)
+        if self._retriever is None or not spelled:  # no letter or digit: no question
             return none
         mask = self._mask(category, tuple(tags)) if category is not None or tags else None
         candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
@@ -306,7 +307,7 @@ class SearchIndex:
         candidates = np.union1d(candidates, self._nearest(cosine, mask, floor=len(candidates) > 0))
         if not len(candidates):
             return none
-        return candidates, self._features(query, terms, candidates, cosine[candidates])
+        return candidates, self._features(spelled, terms, candidates, cosine[candidates])
 
     def _lexical(self, terms: list[str], mask: Any, pool: int) -> Any:
         """The best ``pool`` tools sharing a term with the query (weighted-field BM25)."""
@@ -348,7 +349,9 @@ class SearchIndex:
             least = max(SEMANTIC_FLOOR, least)
         return nearest[allowed[nearest] >= least]
 
-    def _features(self, query: str, terms: list[str], candidates: Any, similarity: Any) -> Any:
+    def _features(
+        self, spelled: list[str], terms: list[str], candidates: Any, similarity: Any
+    ) -> Any:
         import numpy as np
 
         asked = set(terms)
@@ -356,7 +359,6 @@ class SearchIndex:
         size = len(self._tools)
         idf = {t: math.log(1 + (size - (n := self._df.get(t, 0)) + 0.5) / (n + 0.5)) for t in asked}
         idf_total = sum(idf.values()) or 1.0
-        spelled = words(query)
         whole = (
             self._whole.get_scores(spelled)[candidates] if spelled else np.zeros(len(candidates))
         )
