@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from forge.tools.search._embedding import DIMENSIONS, embed
+from forge.tools.search._embedding import DIMENSIONS, embed, similarity
 
 
 def test_vectors_are_unit_length_rows() -> None:
@@ -86,3 +86,15 @@ def test_fresh_interpreter_offline_same_vectors_root_logger_untouched() -> None:
     assert vectors == embed(["offline vectors", "weather in Paris"]).tobytes().hex()
     assert logger.split() == ["0", str(logging.WARNING)]
     assert done.stderr == ""
+
+
+def test_similarity_is_the_cosine_of_each_row() -> None:
+    """``similarity`` equals the matrix-vector product of the unit rows, one score per row."""
+    vectors = embed(["convert money between currencies", "weather in Paris", ""])
+    query = embed(["how many yen is 20 dollars"])[0]
+    scores = similarity(vectors, query)
+    assert scores.shape == (3,)
+    assert scores.dtype == np.float32
+    assert np.allclose(scores, vectors @ query, atol=1e-6)
+    assert scores[2] == 0.0
+    assert similarity(embed([]), query).shape == (0,)

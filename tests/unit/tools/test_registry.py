@@ -663,10 +663,16 @@ def test_search_respects_limit(searchable: ToolRegistry) -> None:
 
 
 def test_search_respects_category_filter(searchable: ToolRegistry) -> None:
-    """search(category=...) keeps only tools of that category (aliases accepted)."""
+    """search(category=...) keeps only tools of that category (aliases accepted).
+
+    A question finds the category's tools nearest in meaning even when none matches its words,
+    and nothing only when the category has no tools.
+    """
     results = searchable.search("local disk weather email", category="file-system")
     assert {t.name for t in results} == {"read_file", "write_file"}
-    assert searchable.search("weather forecast", category=ToolCategory.DATABASE) == []
+    found = searchable.search("weather forecast", category=ToolCategory.DATABASE)
+    assert [t.name for t in found] == ["query_database"]
+    assert searchable.search("weather forecast", category=ToolCategory.CODE) == []
 
 
 def test_search_respects_tags_filter(searchable: ToolRegistry) -> None:
@@ -675,10 +681,18 @@ def test_search_respects_tags_filter(searchable: ToolRegistry) -> None:
     assert searchable.search("file disk", tags=["io", "email"]) == []
 
 
-@pytest.mark.parametrize("query", ["", "   ", "zzzqqxx", "the of and"])
-def test_search_without_a_match_is_empty(searchable: ToolRegistry, query: str) -> None:
-    """An empty query, stop words only, or a query matching nothing gives []."""
+@pytest.mark.parametrize("query", ["", "   ", "?!"])
+def test_search_without_a_question_is_empty(searchable: ToolRegistry, query: str) -> None:
+    """A blank query (no letter or digit) gives []."""
     assert searchable.search(query) == []
+
+
+@pytest.mark.parametrize("query", ["zzzqqxx", "the of and"])
+def test_search_matching_no_word_gets_the_nearest_tools(
+    searchable: ToolRegistry, query: str
+) -> None:
+    """Stop words only, or no word any tool has: the tools nearest in meaning, never []."""
+    assert searchable.search(query)
 
 
 def test_search_on_an_empty_registry_is_empty(registry: ToolRegistry) -> None:

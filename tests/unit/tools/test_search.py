@@ -294,8 +294,9 @@ def test_a_query_sharing_no_word_with_any_tool_still_gets_the_nearest_by_meaning
     assert registry.search("What are the steps to buy a home in Canada?")[0].name == (
         "house_purchase_helper"
     )
-    for query in ("zzqx frobnicate", "lorem ipsum dolor", "what is it?", "", "天气"):
+    for query in ("zzqx frobnicate", "lorem ipsum dolor", "what is it?", "天气"):
         assert registry.search(query), query
+    assert registry.search(" ?! ") == []  # blank: no letter or digit, no question
 
 
 def test_no_query_finds_nothing_while_the_filters_leave_tools() -> None:
@@ -322,12 +323,12 @@ def test_semantic_features_are_bounded_and_relative() -> None:
 
 
 def chinese_registry() -> ToolRegistry:
-    """Tools described in Chinese beside tools described in English."""
+    """Tools described in Chinese beside tools described in English (names are English)."""
     return ToolRegistry([
         record("get_weather", "获取指定城市的天气预报。"),
         record("send_email", "发送电子邮件给联系人。"),
         record("stock_price", "查询股票的实时价格。"),
-        record("book_flight", "Book a flight between two airports.", tags=["机票"]),
+        record("book_flight", "预订两个机场之间的航班机票。"),
         record("translate_text", "Translate text between languages."),
     ])  # fmt: skip
 
@@ -338,11 +339,11 @@ def chinese_registry() -> ToolRegistry:
         ("北京明天的天气怎么样\uff1f", "get_weather"),
         ("帮我给老板发一封邮件", "send_email"),
         ("腾讯的股价是多少", "stock_price"),
-        ("我想买一张机票", "book_flight"),
+        ("我想订一张去上海的机票", "book_flight"),
     ],
 )
 def test_a_chinese_question_finds_the_tool_described_in_chinese(query: str, expected: str) -> None:
-    """Chinese words of a question match Chinese descriptions and tags, without spaces."""
+    """Chinese words of a question match Chinese descriptions, written without spaces."""
     assert chinese_registry().search(query)[0].name == expected
 
 
@@ -405,4 +406,12 @@ def test_a_single_step_request_is_searched_whole() -> None:
         "clone the repo", "build the image", "push it",
     ]  # fmt: skip
     assert parts("Find X, and then Y", has_terms) == ["Find X, and then Y"]  # one part has terms
+    assert parts("查一下北京的天气\uff0c然后给老板发邮件。", has_terms) == [
+        "查一下北京的天气",
+        "给老板发邮件。",
+    ]
+    assert len(parts("我的月收入是8000。我想申请贷款。", has_terms)) == 1  # sentences: context
+    steps = " ".join(f"{n}. step{n} work" for n in range(1, 9))
+    assert parts(steps, has_terms)[:5] == [f"step{n} work" for n in range(1, 6)]
+    assert parts(steps, has_terms)[5] == "step6 work step7 work step8 work"  # at most six
     assert travel_registry().search(single)[0].name == "search_flights_air"

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DIMENSIONS", "embed"]
+__all__ = ["DIMENSIONS", "embed", "similarity"]
 
 DIMENSIONS = 256
 
@@ -49,3 +49,15 @@ def embed(texts: Sequence[str]) -> Any:
     vectors = np.asarray(_model().embed(list(texts), norm=False), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def similarity(vectors: Any, vector: Any) -> Any:
+    """Cosine similarity of each row of ``vectors`` with ``vector`` (all unit length), as float32.
+
+    This is ``vectors @ vector`` computed on one thread: a matrix-vector product of 10,000 rows
+    of 256 is large enough for OpenBLAS to split it over threads, and on a busy machine with few
+    cores waking them costs tens of milliseconds per query instead of a fraction of one.
+    """
+    import numpy as np
+
+    return np.einsum("ij,j->i", vectors, vector, dtype=np.float32)

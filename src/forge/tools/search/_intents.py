@@ -1,8 +1,9 @@
 """The parts of a multi-step request, and a fair merge of the rankings found for each.
 
-A request is cut at sentence ends, line breaks, semicolons, numbered steps and the words that
-chain steps ("then", "after that", "also", "finally", ...). It counts as several requests
-only when at least two parts hold a search term; otherwise it is searched whole.
+A request is cut at line breaks, semicolons, numbered steps and the words that chain steps
+("then", "after that", "also", "finally", ..., and their Chinese counterparts). It counts as
+several requests only when at least two parts hold a search term; otherwise it is searched
+whole. Sentence ends are not cuts: a question's first sentences are often its context.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ __all__ = ["MAX_PARTS", "interleave", "parts"]
 MAX_PARTS = 6
 
 _CUT = re.compile(
-    "(?<=[\u3002\uff01\uff1f\uff1b])"  # Chinese and Japanese sentence ends
-    r"|\s*[\n;]+\s*"
+    r"\s*[\n;\uff1b]+\s*"
     r"|(?:^|\s)(?i:step\s*)?\d{1,2}[.):]\s+"  # numbered steps
     r"|,?\s*\b(?i:(?:and\s+)?(?:then|after\s+that|afterwards?|also|additionally|in\s+addition"
     r"(?:\s+to\s+that)?|finally|lastly|next(?=\s*,)))\b,?\s*"
+    # the same words in Chinese: then, after that, also, besides, finally
+    "|[\uff0c,]?\\s*(?:\u7136\u540e|\u63a5\u7740|\u968f\u540e|\u53e6\u5916|\u6b64\u5916"
+    "|\u6700\u540e)[\uff0c,]?"
 )
 
 
