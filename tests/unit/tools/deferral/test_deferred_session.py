@@ -152,7 +152,7 @@ def test_bad_search_arguments_are_results_for_the_model() -> None:
     turn = session.run_turn(completion(("a", "search_tools", {}), ("b", "search_tools", "{")))
     assert [r.error_kind for r in turn.results] == ["invalid_arguments", "invalid_json"]
     assert session.active() == []
-    (empty,) = search(session, "zzzz qqqq").results
+    (empty,) = search(session, "?? !!").results
     assert empty.output["tools"] == []
 
 
