@@ -147,7 +147,7 @@ def _output_option(name: str, value: Any) -> Mapping[str, Any] | bool:
         )
     from forge.tools.schema._validation import SchemaValidator
 
-    SchemaValidator(name, value)
+    SchemaValidator(name, value, kind="output")
     return dict(value)
 
 

@@ -20,7 +20,13 @@ from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationErr
 from forge.core.logging import get_logger
 from forge.tools.values._readonly import thaw
 
-__all__ = ["SchemaValidator", "arguments_validator", "check_json_schema", "describe_value"]
+__all__ = [
+    "SchemaValidator",
+    "arguments_validator",
+    "check_json_schema",
+    "describe_value",
+    "no_remote_refs",
+]
 
 Validate = Callable[[Any], dict[str, Any]]
 
@@ -179,16 +185,18 @@ class SchemaValidator:
 
     __slots__ = ("_is_valid", "_tool_name", "_validator")
 
-    def __init__(self, tool_name: str, schema: Mapping[str, Any]) -> None:
+    def __init__(
+        self, tool_name: str, schema: Mapping[str, Any], *, kind: str = "parameters"
+    ) -> None:
         import jsonschema_rs
 
         self._tool_name = tool_name
         try:
             # a plain copy: jsonschema-rs takes no list subclass (read-only schemas) in a schema
-            self._validator = jsonschema_rs.validator_for(thaw(schema), retriever=_no_remote)
+            self._validator = jsonschema_rs.validator_for(thaw(schema), retriever=no_remote_refs)
         except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
             raise ToolDefinitionError(
-                tool_name, f"invalid parameters schema: {_first_line(exc)}"
+                tool_name, f"invalid {kind} schema: {_first_line(exc)}"
             ) from None
         self._is_valid = self._validator.is_valid
 
@@ -294,7 +302,7 @@ def check_json_schema(
     except (ValueError, TypeError) as exc:
         raise ToolDefinitionError(tool_name, f"the parameters schema is not JSON: {exc}") from None
     try:
-        jsonschema_rs.validator_for(checked, retriever=_no_remote)
+        jsonschema_rs.validator_for(checked, retriever=no_remote_refs)
     except (ValueError, jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
         raise ToolDefinitionError(
             tool_name, f"the parameters schema cannot be compiled: {_first_line(exc)}"
@@ -318,8 +326,8 @@ def _check_finite(tool_name: str, schema: dict[str, Any]) -> None:
         ) from None
 
 
-def _no_remote(uri: str) -> Any:
-    """Refuse to fetch remote ``$ref`` documents: definitions never cause network access."""
+def no_remote_refs(uri: str) -> Any:
+    """A ``jsonschema_rs`` retriever refusing remote ``$ref``s: no schema causes network access."""
     raise ValueError(f"remote $ref {uri!r} is not allowed; inline it under $defs")
 
 

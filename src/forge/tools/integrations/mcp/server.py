@@ -47,6 +47,7 @@ from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.runner import CLIENT, CallRunner, executor_runner
 from forge.tools.integrations.otel import attach_context
 from forge.tools.registry import EVENTS
+from forge.tools.schema._validation import no_remote_refs
 from forge.tools.values._readonly import thaw
 
 if TYPE_CHECKING:
@@ -283,7 +284,9 @@ def _tracing_configured() -> bool:
 def _output_checker(tool: Tool) -> Callable[[Any], list[str]]:
     """Compile the tool's output schema; return a function listing the output's problems."""
     try:
-        validator = jsonschema_rs.validator_for(thaw(tool.output_schema or {}))
+        validator = jsonschema_rs.validator_for(
+            thaw(tool.output_schema or {}), retriever=no_remote_refs
+        )
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         reason = f"its output schema is invalid: {str(exc).splitlines()[0]}"
         return lambda _output: [reason]

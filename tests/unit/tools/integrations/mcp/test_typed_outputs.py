@@ -130,3 +130,20 @@ def test_forge_to_mcp_to_forge_returns_python_values() -> None:
         assert "does not match its output schema" in (failed.error or "")
     finally:
         client.close()
+
+
+def test_an_output_schema_never_fetches_a_remote_ref() -> None:
+    """A remote ``$ref`` in an output schema is refused at definition and by the server's check."""
+    from types import SimpleNamespace
+
+    from forge.core.errors import ToolDefinitionError
+    from forge.tools import tool
+    from forge.tools.integrations.mcp.server import _output_checker
+
+    remote = {"type": "object", "properties": {"n": {"$ref": "http://127.0.0.1:9/n.json"}}}
+    with pytest.raises(ToolDefinitionError, match=r"invalid output schema: .*remote \$ref"):
+        tool(name="count", output_schema=remote)(lambda: {"n": 1})
+    # A tool that reached the server some other way (an imported definition) is checked alike.
+    problems = _output_checker(SimpleNamespace(output_schema=remote))({"n": 1})  # type: ignore[arg-type]
+    assert len(problems) == 1
+    assert "remote $ref 'http://127.0.0.1:9/n.json' is not allowed" in problems[0]
