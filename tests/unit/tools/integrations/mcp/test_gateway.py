@@ -23,6 +23,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
@@ -185,6 +186,11 @@ def test_three_servers_over_http(tmp_path: Path, site: str) -> None:
     server = HttpServer("--servers", str(setup.path))
     try:
         asyncio.run(_scenario(server.url, setup, site))
+        # The web catalog beside /mcp shows the gateway's tools under their prefixes.
+        base = server.url.removesuffix("/mcp")
+        assert "text/html" in httpx.get(f"{base}/", timeout=10).headers["content-type"]
+        names = {t["name"] for t in httpx.get(f"{base}/api/tools", timeout=10).json()["tools"]}
+        assert {"fetch__fetch", "git__git_status", "time__convert_time"} <= names
     finally:
         assert server.stop() == 0
 
