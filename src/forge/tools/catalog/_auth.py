@@ -10,7 +10,6 @@ endpoint is not behind this check.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import html
 import secrets
 import threading
@@ -18,21 +17,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 
-__all__ = ["COOKIE", "Sessions", "bearer_matches", "cookie_value", "login_page"]
+__all__ = ["COOKIE", "Sessions", "cookie_value", "login_page"]
 
 COOKIE = "forge_catalog"
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 1024
-
-
-def bearer_matches(headers: Iterable[tuple[bytes, bytes]], token: bytes) -> bool:
-    """Whether the first ``Authorization`` header is ``Bearer <token>`` (constant time)."""
-    for key, value in headers:
-        if key == b"authorization":
-            scheme, _, credentials = value.strip().partition(b" ")
-            matches = hmac.compare_digest(credentials.lstrip(b" "), token)
-            return scheme.lower() == b"bearer" and matches
-    return False
 
 
 def cookie_value(headers: Iterable[tuple[bytes, bytes]], name: str = COOKIE) -> str | None:

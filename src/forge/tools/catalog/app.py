@@ -19,6 +19,7 @@ inline script). With a token, everything but ``POST /login`` needs it (`_auth`).
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -28,9 +29,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route, Router
 
+from forge.core.auth import bearer_matches
 from forge.core.errors import ToolNotFoundError
 from forge.core.logging import get_logger
-from forge.tools.catalog._auth import COOKIE, Sessions, bearer_matches, cookie_value, login_page
+from forge.tools.catalog._auth import COOKIE, Sessions, cookie_value, login_page
 from forge.tools.catalog._static import load_assets
 from forge.tools.catalog.errors import BadRequestError, ConfirmationRequiredError
 from forge.tools.catalog.events import HEARTBEAT_SECONDS, METRICS_SECONDS, event_stream
@@ -251,7 +253,7 @@ async def _login(request: Request, token: str | None, sessions: Sessions) -> Res
     except (BadRequestError, UnicodeDecodeError, ValueError):
         form = {}
     given = (form.get("token") or [""])[0]
-    if not bearer_matches([(b"authorization", b"Bearer " + given.encode())], token.encode()):
+    if not hmac.compare_digest(given.strip().encode(), token.encode()):
         page = login_page("That token is not the server's token. Try again.")
         return Response(page, 401, media_type="text/html; charset=utf-8")
     cookie = f"{COOKIE}={sessions.create()}; HttpOnly; SameSite=Strict; Path=/"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hmac
 import ipaddress
 import json
 import socket
@@ -11,6 +10,8 @@ from collections.abc import Awaitable, Callable, Generator, MutableMapping
 from typing import Any
 
 import uvicorn
+
+from forge.core.auth import bearer_matches
 
 __all__ = ["BearerAuth", "HttpServer", "is_loopback"]
 
@@ -66,12 +67,7 @@ class BearerAuth:
 
     def _authorized(self, scope: Scope) -> bool:
         """Whether the first ``Authorization`` is ``Bearer <token>`` (scheme in any case)."""
-        for key, value in scope.get("headers", ()):
-            if key == b"authorization":
-                scheme, _, credentials = value.strip().partition(b" ")
-                matches = hmac.compare_digest(credentials.lstrip(b" "), self._token)
-                return scheme.lower() == b"bearer" and matches
-        return False
+        return bearer_matches(scope.get("headers", ()), self._token)
 
 
 class HttpServer(uvicorn.Server):
