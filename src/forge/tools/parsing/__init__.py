@@ -103,12 +103,7 @@ def parse_tool_calls(message_or_response: Any, provider: str | None = None) -> l
     ToolCall(id='call_1', name='search', arguments={'q': 'x'}, repaired=False, \
 argument_error=None, raw_arguments=None)
     """
-    obj = message_or_response
-    if isinstance(obj, str | bytes | bytearray):
-        try:
-            obj = json.loads(obj)
-        except (ValueError, RecursionError) as exc:
-            raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
+    obj = _decoded(message_or_response)
     if obj is None:
         return []
     name = provider
@@ -145,12 +140,7 @@ def revealed_tools(message_or_response: Any, provider: str | None = None) -> lis
         UnsupportedProviderError: ``provider`` is not supported.
         ToolCallFormatError: The input is not in a shape the provider uses.
     """
-    obj = message_or_response
-    if isinstance(obj, str | bytes | bytearray):
-        try:
-            obj = json.loads(obj)
-        except (ValueError, RecursionError) as exc:
-            raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
+    obj = _decoded(message_or_response)
     if obj is None:
         return []
     name = detect_provider(obj) if provider is None else resolve_provider(provider)
@@ -166,3 +156,13 @@ def revealed_tools(message_or_response: Any, provider: str | None = None) -> lis
             f"the {name} response is not in a shape forge-tools reads "
             f"({type(exc).__name__}: {str(exc)[:200]}); pass the response as the SDK returns it"
         ) from exc
+
+
+def _decoded(message_or_response: Any) -> Any:
+    """The response itself, or the JSON value of response text."""
+    if not isinstance(message_or_response, str | bytes | bytearray):
+        return message_or_response
+    try:
+        return json.loads(message_or_response)
+    except (ValueError, RecursionError) as exc:
+        raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
