@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["StubAPI", "running", "sse"]
+from pydantic import TypeAdapter
+
+__all__ = ["StubAPI", "exact", "running", "sse"]
 
 
 def sse(events: list[Any], *, named: bool = True, done: bool = False) -> tuple[str, bytes]:
@@ -99,3 +101,18 @@ def running() -> Iterator[StubAPI]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def exact(kind: Any, value: Any) -> None:
+    """``value`` is a valid ``kind`` (an SDK request type) with no key it does not know."""
+    adapter: TypeAdapter[Any] = TypeAdapter(kind)
+    assert _read(adapter.validate_python(value)) == value
+
+
+def _read(value: Any) -> Any:
+    """A validated value with the iterables pydantic validates lazily read into lists."""
+    if isinstance(value, dict):
+        return {k: _read(v) for k, v in value.items()}
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return [_read(v) for v in value]

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter
 
-from tests.integration.turns.stub import StubAPI, running, sse
+from tests.integration.turns.stub import StubAPI, exact, sse
 from tests.unit.test_readme import blocks, run_block, session
 
 pytestmark = pytest.mark.slow
@@ -28,45 +26,6 @@ BAD_UNIT = {"location": "Rome", "unit": "kelvin"}
 QUESTION = "What is the weather in Paris and in Rome?"
 ANSWER = "Paris: 21 °C. Rome: I could not say."
 ROME_ERROR = "Invalid arguments for tool 'get_weather': unit"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[StubAPI]:
-    """One local API for the module."""
-    yield from running()
-
-
-@pytest.fixture
-def api(server: StubAPI, monkeypatch: pytest.MonkeyPatch) -> Iterator[StubAPI]:
-    """The local API, empty, with every SDK pointed at it by its own environment variables."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                 "all_proxy", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):  # fmt: skip
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.url)
-    monkeypatch.setenv("GEMINI_API_KEY", "test")
-    server.reset()
-    yield server
-    assert not server.replies, "the loop stopped before the model's last reply"
-
-
-def exact(kind: Any, value: Any) -> None:
-    """``value`` is a valid ``kind`` (an SDK request type) with no key it does not know."""
-    adapter: TypeAdapter[Any] = TypeAdapter(kind)
-    assert _read(adapter.validate_python(value)) == value
-
-
-def _read(value: Any) -> Any:
-    """A validated value with the iterables pydantic validates lazily read into lists."""
-    if isinstance(value, dict):
-        return {k: _read(v) for k, v in value.items()}
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    return [_read(v) for v in value]
 
 
 def code_lines(name: str) -> list[str]:
