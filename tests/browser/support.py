@@ -6,10 +6,8 @@ Chromium is Debian's ``chromium`` package, driven by Playwright's Python driver 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
-import threading
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from forge.examples import example_registry
 from forge.tools import ToolRegistry, tool
+from tests.unit.tools.integrations.mcp.servers.thread_server import ThreadServer
 
 CHROMIUM_ENV = "FORGE_CHROMIUM"
 """Names the Chromium binary to use instead of ``/usr/bin/chromium`` or ``chromium`` on PATH."""
@@ -142,49 +141,14 @@ def catalog_registry() -> ToolRegistry:
 # ------------------------------------------------------------------ the server
 
 
-class CatalogServer:
-    """`serve_http` with the catalog for ``registry`` on a free port of 127.0.0.1."""
+class CatalogServer(ThreadServer):
+    """`serve_http` with the catalog for ``registry`` on a free port of 127.0.0.1, metrics on."""
 
     def __init__(self, registry: ToolRegistry, *, token: str | None) -> None:
-        self.registry = registry
         self.token = token
-        self.port = 0
-        self._started = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), daemon=True)
-        self._thread.start()
-        if not self._started.wait(30):
-            raise RuntimeError("the catalog server did not start within 30 s")
+        super().__init__(registry, token=token, metrics=True)
 
     @property
     def url(self) -> str:
         """The catalog's page."""
         return f"http://127.0.0.1:{self.port}/"
-
-    async def _main(self) -> None:
-        from forge.tools.execution.executor import ToolExecutor
-        from forge.tools.integrations.mcp import MCPToolServer
-        from forge.tools.integrations.mcp.serve import serve_http
-
-        self._loop = asyncio.get_running_loop()
-        self._task = asyncio.current_task()  # type: ignore[assignment]
-        executor = ToolExecutor(self.registry, metrics=True)
-        server = MCPToolServer(self.registry, executor=executor)
-        try:
-            await serve_http(server, port=0, token=self.token, on_started=self._on_started)
-        except asyncio.CancelledError:
-            pass
-        finally:
-            server.close()
-            executor.close()
-
-    def _on_started(self, host: str, port: int) -> None:
-        self.port = port
-        self._started.set()
-
-    def stop(self) -> None:
-        """Cancel the server and wait for its thread."""
-        if self._loop is not None and self._task is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._task.cancel)
-        self._thread.join(30)

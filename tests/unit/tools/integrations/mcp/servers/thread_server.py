@@ -7,13 +7,16 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from forge.tools import ToolRegistry
+from forge.tools import ToolExecutor, ToolRegistry
 from forge.tools.integrations.mcp import HttpLimits, MCPToolServer
 from forge.tools.integrations.mcp.serve import serve_http
 
 
 class ThreadServer:
-    """`serve_http` for ``registry`` on a free port of ``host``; `stop` ends it."""
+    """`serve_http` for ``registry`` on a free port of ``host``; `stop` ends it.
+
+    ``metrics`` gives the server an executor that keeps per-tool metrics.
+    """
 
     def __init__(
         self,
@@ -23,8 +26,10 @@ class ThreadServer:
         token: str | None = None,
         allowed_hosts: Sequence[str] = (),
         limits: HttpLimits | None = None,
+        metrics: bool = False,
     ) -> None:
         self.registry = registry
+        self.metrics = metrics
         self.options: dict[str, Any] = {
             "host": host, "token": token, "allowed_hosts": allowed_hosts, "limits": limits,
         }  # fmt: skip
@@ -47,13 +52,16 @@ class ThreadServer:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.current_task()  # type: ignore[assignment]
-        server = MCPToolServer(self.registry)
+        executor = ToolExecutor(self.registry, metrics=True) if self.metrics else None
+        server = MCPToolServer(self.registry, executor=executor)
         try:
             await serve_http(server, port=0, on_started=self._on_started, **self.options)
         except asyncio.CancelledError:
             pass
         finally:
             server.close()
+            if executor is not None:
+                executor.close()
 
     def _on_started(self, host: str, port: int) -> None:
         self.port = port
