@@ -32,6 +32,13 @@ async def slow(seconds: float) -> str:
     return "slept"
 
 
+@tool(name="stuck", timeout=0.1)
+async def stuck_tool() -> str:
+    """Never finish: only its own 0.1 s limit ends it."""
+    await asyncio.Event().wait()
+    return "unreachable"
+
+
 @tool(name="forbidden")
 def forbidden_tool() -> str:
     """Never allowed."""
@@ -41,7 +48,7 @@ def forbidden_tool() -> str:
 def test_counts_are_exact_after_a_mixed_workload() -> None:
     """Successes, failures by kind, timeouts, denials, unknown tools and dry runs add up exactly."""
     ex = ToolExecutor(
-        ToolRegistry([add, maybe_fail, slow, forbidden_tool]),
+        ToolRegistry([add, maybe_fail, stuck_tool, slow, forbidden_tool]),
         metrics=True,
         permissions=RuleBasedPolicy(deny=["forbidden"]),
     )
@@ -49,25 +56,28 @@ def test_counts_are_exact_after_a_mixed_workload() -> None:
         [ToolCall.create("add", {"a": i, "b": 1}) for i in range(7)]
         + [ToolCall.create("add", {"a": "x", "b": 1}) for _ in range(3)]
         + [ToolCall.create("maybe_fail", {"fail": i % 2 == 0}) for i in range(10)]
-        + [ToolCall.create("slow", {"seconds": 5}) for _ in range(4)]
+        + [ToolCall.create("stuck") for _ in range(4)]
         + [ToolCall.create("slow", {"seconds": 0}) for _ in range(2)]
         + [ToolCall.create("forbidden") for _ in range(2)]
         + [ToolCall.create("ghost") for _ in range(5)]
     )
-    asyncio.run(ex.execute_all(calls, timeout=0.1))
+    # Only `stuck` has a time limit, so a loaded machine cannot turn a quick call into a timeout.
+    asyncio.run(ex.execute_all(calls))
     for _ in range(3):
         ex.run_sync("add", {"a": 1, "b": 1})
     ex.run_sync("add", {"a": 1, "b": 1}, ExecutionContext(dry_run=True))
 
     assert ex.metrics is not None
     snap = ex.metrics.snapshot()
-    assert set(snap.tools) == {"add", "maybe_fail", "slow", "forbidden"}
-    add_m, fail_m, slow_m, denied_m = (snap[n] for n in ("add", "maybe_fail", "slow", "forbidden"))
+    assert set(snap.tools) == {"add", "maybe_fail", "stuck", "slow", "forbidden"}
+    names = ("add", "maybe_fail", "stuck", "slow", "forbidden")
+    add_m, fail_m, stuck_m, slow_m, denied_m = (snap[n] for n in names)
     assert (add_m.calls, add_m.successes, add_m.failures) == (13, 10, 3)
     assert dict(add_m.errors) == {"invalid_arguments": 3}
     assert (fail_m.calls, fail_m.successes, fail_m.failures) == (10, 5, 5)
     assert dict(fail_m.errors) == {"tool_error": 5}
-    assert (slow_m.calls, slow_m.successes, slow_m.failures, slow_m.timeouts) == (6, 2, 4, 4)
+    assert (stuck_m.calls, stuck_m.failures, stuck_m.timeouts) == (4, 4, 4)
+    assert (slow_m.calls, slow_m.successes, slow_m.failures) == (2, 2, 0)
     assert (denied_m.calls, denied_m.failures, dict(denied_m.errors)) == (2, 2, {"denied": 2})
     assert (snap.unknown_tool_calls, snap.dry_runs) == (5, 1)
     for m in snap.tools.values():
