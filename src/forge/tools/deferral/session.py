@@ -34,12 +34,12 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolNotFoundError, ToolValidationError, UnsupportedProviderError
 from forge.core.logging import get_logger
-from forge.tools.deferral._budget import estimate_tokens
+from forge.tools.deferral._budget import tool_tokens
 from forge.tools.deferral._search_tool import make_search_tool, queries_of, short_description
 from forge.tools.deferral._toolkits import Grouping, toolkit_siblings
 from forge.tools.deferral._usage import most_used
@@ -297,10 +297,7 @@ class DeferredSession:
         return size
 
     def _size(self, tool: Tool) -> int:
-        from forge.tools.formats import convert_all
-
-        definitions = convert_all([tool], self.provider, strict=self._strict).definitions
-        return estimate_tokens(_declarations(definitions))
+        return tool_tokens(tool, self.provider, strict=self._strict)
 
     def tools(self) -> list[Any]:
         """The active tools and the search tool, in the provider's format (for ``tools=``).
@@ -505,15 +502,6 @@ _NOT_RUN = frozenset({ErrorKind.UNKNOWN_TOOL, ErrorKind.DENIED})
 def _metrics_of(executor: Any) -> Any:
     """The executor's `ExecutionMetrics`, or ``None`` (no executor, or it keeps none)."""
     return getattr(executor, "metrics", None) if executor is not None else None
-
-
-def _declarations(definitions: Sequence[Any]) -> list[Any]:
-    """Gemini's export wraps declarations in one ``functionDeclarations`` block: unwrap."""
-    out: list[Any] = []
-    for d in definitions:
-        inner = d.get("functionDeclarations") if isinstance(d, dict) and len(d) == 1 else None
-        out += list(inner) if isinstance(inner, list | tuple) else [d]
-    return out
 
 
 def _checked_names(source: _Source, names: Iterable[str] | str, what: str) -> list[str]:
