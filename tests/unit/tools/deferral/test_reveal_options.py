@@ -284,3 +284,41 @@ def test_the_search_tool_asks_for_a_query_per_step() -> None:
     assert handler(queries=("read a file",))["tools"][0]["name"] == "files__read_file"
     with pytest.raises(ValueError, match="one short search per step"):
         handler()
+
+
+# -- Defer by usage (native deferral) ------------------------------------------------------
+
+
+def test_defer_all_but_most_used_keeps_the_most_called_loaded() -> None:
+    """Native export: the most-called tools stay loaded, every other one is deferred."""
+    from anthropic.types import ToolUnionParam
+    from pydantic import TypeAdapter
+
+    from forge.tools import Defer
+
+    registry = gateway()
+    usage = {"files__write_file": 17, "maps__geocode_address": 9, "gone__tool": 99}
+    definitions = registry.to_provider("anthropic",
+                                       defer=Defer.all_but_most_used(2, usage=usage))  # fmt: skip
+    TypeAdapter(list[ToolUnionParam]).validate_python(definitions)
+    loaded = [d["name"] for d in definitions[:-1] if not d.get("defer_loading")]
+    assert sorted(loaded) == ["files__write_file", "maps__geocode_address"]
+    assert definitions[-1]["name"].startswith("tool_search_tool")
+    metrics = ExecutionMetrics()
+    ToolExecutor(registry, metrics=metrics).execute_sync("clock__get_current_time")
+    live = Defer.all_but_most_used(3, usage=metrics)
+    assert live.select(registry) == frozenset(registry.names()) - {"clock__get_current_time"}
+    both = Defer(keep=1, query="export as PDF", keep_used=1, usage=usage)
+    assert frozenset(registry.names()) - both.select(registry) == {
+        "files__write_file", "docs__convert_to_pdf"}  # fmt: skip
+
+
+def test_bad_defer_usage_is_named() -> None:
+    from forge.tools import Defer
+
+    with pytest.raises(ValueError, match="needs the usage"):
+        Defer(keep_used=2)
+    with pytest.raises(ValueError, match="keep_used"):
+        Defer(keep_used=-1, usage={})
+    with pytest.raises(TypeError, match="usage="):
+        Defer.all_but_most_used(2, usage=[("files__write_file", 3)])
