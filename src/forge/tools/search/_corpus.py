@@ -221,7 +221,9 @@ class Corpus:
             if new:
                 added = storage.append([tools[i] for i in new], parts([tools[i] for i in new]))
                 slots[new] = added
-            if len(storage.tools) > 2 * len(tools) + self._spare or not tools:
+            if not tools:
+                self._storage = storage = _Storage(storage.vectors.shape[1])
+            elif len(storage.tools) > 2 * len(tools) + self._spare:
                 storage, remap = storage.kept(slots)
                 slots = remap[slots]
                 self._storage = storage
