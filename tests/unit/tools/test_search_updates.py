@@ -252,3 +252,29 @@ def test_a_cleared_registry_lets_go_of_its_tools() -> None:
     assert handler() is None
     registry.register(tool(0))
     assert [t.name for t in registry.search("weather")] == ["tool_0"]
+
+
+TERMS = st.sampled_from(["get", "weather", "file", "mail", "sql", "note"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    documents=st.lists(st.lists(TERMS, min_size=1, max_size=8), min_size=1, max_size=12),
+    query=st.lists(st.sampled_from(["get", "weather", "file", "stock", "sql"]), max_size=5),
+)
+def test_postings_score_as_bm25s(documents: list[list[str]], query: list[str]) -> None:
+    """The kept postings give bm25s's scores (Lucene BM25) for the same documents and query."""
+    import bm25s
+
+    from forge.tools.search._postings import Bm25, Live, Postings
+
+    postings = Postings()
+    postings.reserve(len(documents))
+    postings.add(0, documents)
+    slots = np.arange(len(documents))
+    ours = Bm25(postings, Live(slots, np.ones(len(documents), dtype=bool), len(slots), True),
+                k1=1.2, b=0.5).get_scores(query)  # fmt: skip
+    reference = bm25s.BM25(k1=1.2, b=0.5)
+    reference.index(documents, show_progress=False)
+    expected = reference.get_scores(query) if query else np.zeros(len(documents))
+    np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6)
