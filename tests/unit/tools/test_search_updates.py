@@ -190,7 +190,7 @@ def test_concurrent_registration_and_search() -> None:
 
     def writer(offset: int) -> None:
         try:
-            for round_ in range(25):
+            for round_ in range(60):
                 index = 10 + offset + 2 * (round_ % 15)
                 registry.register(tool(index, round_), replace=True)
                 registry.register(tool(round_ % 10, round_ + offset), replace=True)
