@@ -181,7 +181,12 @@ def latency(definitions: list[dict[str, Any]]) -> tuple[float, float, float, int
         t0 = time.perf_counter()
         registry.search(text, limit=10)
         ours.append(time.perf_counter() - t0)
-    index = registry._state.derived["search"]._retriever
+    import bm25s
+
+    from forge.tools.search import K1, B, _document
+
+    index = bm25s.BM25(k1=K1, b=B)  # the weighted-field documents, as a bm25s index
+    index.index([_document(t) or ["_"] for t in registry], show_progress=False)
     raw = []
     for text in texts:
         terms = tokenize(text) or ["_"]
@@ -226,7 +231,7 @@ def run() -> Iterator[str]:
     yield render_rows(
         f"Search latency with {count:,} tools registered (median per query)",
         [
-            Row("bm25s `retrieve(k=10)` on the same index", raw_ms, "ms", 1.0, "bm25s"),
+            Row("bm25s `retrieve(k=10)` over the same documents", raw_ms, "ms", 1.0, "bm25s"),
             Row("**ours** `registry.search(q, limit=10)`", ours_ms, "ms", ours_ms / raw_ms, "bm25s",
                 "< 5 ms", ours_ms < 5),
             Row("index build on first search (info)", build_s * 1e3, "ms"),

@@ -1,7 +1,7 @@
 """forge.tools: define, register, validate and run LLM tools.
 
 Importing this package loads only the standard library; pydantic,
-jsonschema-rs, docstring-parser, bm25s and json-repair are imported when first
+jsonschema-rs, docstring-parser, numpy and json-repair are imported when first
 needed.
 """
 

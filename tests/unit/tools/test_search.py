@@ -136,26 +136,29 @@ def test_display_name_and_tags_are_searchable() -> None:
     assert registry.search("web")[0].name == "t2"
 
 
-def test_index_is_rebuilt_only_when_the_registry_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Repeated searches reuse one index; a mutation builds a new one."""
+def test_index_is_updated_only_for_the_tools_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repeated searches reuse one index; a change computes only the tools it brought."""
     import forge.tools.search as search
 
-    built: list[int] = []
-    original = search.SearchIndex.__init__
+    computed: list[list[str]] = []
+    original = search._parts
 
-    def counting(self: SearchIndex, tools: Any) -> None:
-        built.append(len(tools))
-        original(self, tools)
+    def counting(tools: list[Any]) -> Any:
+        computed.append([t.name for t in tools])
+        return original(tools)
 
-    monkeypatch.setattr(search.SearchIndex, "__init__", counting)
+    monkeypatch.setattr(search, "_parts", counting)
     registry = ToolRegistry([record("alpha", "First tool."), record("beta", "Second tool.")])
     for _ in range(3):
         registry.search("first")
         registry.search("second", limit=1)
-    assert built == [2]
+    assert computed == [["alpha", "beta"]]
     registry.deregister("beta")
-    registry.search("first")
-    assert built == [2, 1]
+    assert [t.name for t in registry.search("second tool")] == ["alpha"]
+    registry.register(record("gamma", "Third tool."))
+    registry.register(record("alpha", "First tool, changed."), replace=True)
+    assert [t.name for t in registry.search("changed")] == ["alpha"]
+    assert computed == [["alpha", "beta"], ["alpha", "gamma"]]
 
 
 def test_ties_keep_registration_order() -> None:

@@ -1,6 +1,8 @@
 """Ranked tool search (RG-5): lexical and semantic candidates re-ranked by a small linear model.
 
-Two BM25 indexes (bm25s) and one table of embeddings are built once per registry version:
+Two BM25 indexes and one table of embeddings are kept per registry and updated tool by tool
+(``_corpus``, ``_postings``: after a change only the tools not seen before are tokenized and
+embedded, and every version ranks exactly as an index built from scratch would):
 
 * **fields**: fields weighted by repetition (the name four times, the description, display
   name and tags twice, the category and the parameters' names, descriptions and enum values
@@ -51,6 +53,7 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from forge.tools.search._corpus import Corpus, Parts, Snapshot
 from forge.tools.search._intents import interleave, parts
 from forge.tools.search._tokens import split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
@@ -215,33 +218,46 @@ def _profile(tool: Tool, document: list[str]) -> _Profile:
     )
 
 
+def _parts(tools: list[Tool]) -> list[Parts]:
+    """What the index keeps of each tool (`Parts`), the embeddings computed in one batch."""
+    from forge.tools.search._embedding import embed
+
+    vectors = embed([_semantic_text(t) for t in tools])
+    out = []
+    for tool, vector in zip(tools, vectors, strict=True):
+        document = _document(tool)
+        out.append(Parts(document or ["_"], _whole_document(tool) or ["_"], vector,
+                         _profile(tool, document)))  # fmt: skip
+    return out
+
+
 class SearchIndex:
     """BM25 and embedding candidates over a fixed list of tools, re-ranked by ``WEIGHTS``."""
 
-    def __init__(self, tools: Sequence[Tool]) -> None:
+    def __init__(self, tools: Sequence[Tool], *, corpus: Corpus | None = None) -> None:
+        """Index ``tools``; with a kept ``corpus``, compute only the tools it has not seen."""
         self._tools = list(tools)
         self._retriever: Any = None
         self._whole: Any = None
         self._masks: dict[tuple[Any, ...], Any] = {}
-        self._profiles: list[_Profile] = []
-        self._df: dict[str, int] = {}
-        self._vectors: Any = None
+        self._profiles: Sequence[_Profile] = []
+        self._df: Any = {}
+        self._snapshot: Snapshot | None = None
         if self._tools:
-            import bm25s
+            self._snapshot = snapshot = (corpus if corpus is not None else Corpus()).snapshot(
+                self._tools, _parts
+            )
+            self._retriever = snapshot.bm25("fields", K1, B)
+            self._whole = snapshot.bm25("whole", WHOLE_K1, WHOLE_B)
+            self._profiles = snapshot.profiles
+            self._df = self._retriever  # document frequencies of the weighted-field terms
+        elif corpus is not None:
+            corpus.snapshot(self._tools, _parts)  # lets the corpus drop the tools that left
 
-            from forge.tools.search._embedding import embed
-
-            self._vectors = embed([_semantic_text(t) for t in self._tools])
-            documents = [_document(t) for t in self._tools]
-            self._retriever = bm25s.BM25(k1=K1, b=B)
-            self._retriever.index([d or ["_"] for d in documents], show_progress=False)
-            self._whole = bm25s.BM25(k1=WHOLE_K1, b=WHOLE_B)
-            self._whole.index([_whole_document(t) or ["_"] for t in self._tools],
-                              show_progress=False)  # fmt: skip
-            self._profiles = [_profile(t, d) for t, d in zip(self._tools, documents, strict=True)]
-            for profile in self._profiles:
-                for term in profile.terms:
-                    self._df[term] = self._df.get(term, 0) + 1
+    @property
+    def _vectors(self) -> Any:
+        """The tools' embeddings, one row per tool in order (``None`` without tools)."""
+        return self._snapshot.vectors if self._snapshot is not None else None
 
     def search(
         self,
@@ -299,9 +315,9 @@ class SearchIndex:
             return none
         mask = self._mask(category, tuple(tags)) if category is not None or tags else None
         candidates = self._lexical(terms, mask, max(CANDIDATES, limit))
-        from forge.tools.search._embedding import embed, similarity
+        from forge.tools.search._embedding import embed
 
-        cosine = similarity(self._vectors, embed([query])[0])
+        cosine = self._similarity(embed([query])[0])
         # Tools found by meaning join whether or not any tool shares a word with the query:
         # otherwise whether one is found would hang on some unrelated tool's vocabulary.
         candidates = np.union1d(candidates, self._nearest(cosine, mask, floor=len(candidates) > 0))
@@ -324,6 +340,13 @@ class SearchIndex:
             best = np.argpartition(-scores[candidates], pool - 1)[:pool]
             candidates = candidates[best]
         return candidates
+
+    def _similarity(self, vector: Any) -> Any:
+        """Each tool's cosine similarity to a unit-length ``vector``, in order."""
+        import numpy as np
+
+        snapshot = self._snapshot
+        return snapshot.similarity(vector) if snapshot is not None else np.zeros(0)
 
     @staticmethod
     def _nearest(similarity: Any, mask: Any, *, floor: bool) -> Any:

@@ -68,11 +68,17 @@ def search_tools(
     category: ToolCategory | str | None = None,
     tags: Iterable[str] | str = (),
 ) -> list[Tool]:
-    """The tools most relevant to ``query``, best first (BM25 over a cached index)."""
+    """The tools most relevant to ``query``, best first.
+
+    The index is cached per version of the store and kept up to date tool by tool: after a
+    change, only the tools the store's corpus has not seen are tokenized and embedded.
+    """
     from forge.tools.search import SearchIndex
+    from forge.tools.search._corpus import corpus_for
     from forge.tools.values.metadata import string_tuple
 
-    index = store.derived("search", SearchIndex)
+    corpus = corpus_for(store)
+    index = store.derived("search", lambda tools: SearchIndex(tools, corpus=corpus))
     wanted = ToolCategory.parse(category) if category is not None else None
     return index.search(query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"))
 
