@@ -126,6 +126,8 @@ def test_metrics_by_hand() -> None:
     assert (scores.single, scores.multi, scores.empty) == (3, 2, 1)
     assert scores.recall == {1: 1 / 3, 5: 2 / 3, 10: 2 / 3}
     assert scores.multi_share == pytest.approx((1 + 1 / 3) / 2)
+    # every question, share of its tools in the top 5: 1, 1, 0, 1, 1/3
+    assert scores.share_at_5 == pytest.approx((3 + 1 / 3) / 5)
     assert scores.multi_all == 0.5
     assert scores.median_ms == pytest.approx(3.0)
     assert all_found(["a", "b"], ["b", "a"], 2)
