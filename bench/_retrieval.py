@@ -225,7 +225,9 @@ class Scores:
     """One ranker on one set.
 
     ``recall`` maps k to the share of single-tool questions whose tool is in the top k
-    (``None`` without single-tool questions); ``multi_share`` is the mean share of needed tools
+    (``None`` without single-tool questions); ``share_at_5`` is the mean share of needed tools
+    in the top 5 over every question (standard IR recall@5: a question that needs three tools
+    and finds two counts 2/3); ``multi_share`` is the mean share of needed tools
     in the top `DEPTH` over multi-tool questions and ``multi_all`` the share of those with all
     of them there (``None`` without multi-tool questions). ``empty`` counts questions that got
     no result at all; ``median_ms`` is the median time per question.
@@ -234,6 +236,7 @@ class Scores:
     single: int
     multi: int
     recall: dict[int, float | None]
+    share_at_5: float
     multi_share: float | None
     multi_all: float | None
     empty: int
@@ -259,6 +262,8 @@ def score(
         single=len(single),
         multi=len(multi),
         recall={k: mean([float(all_found(r, q.tools, k)) for q, r in single]) for k in RECALL_AT},
+        share_at_5=sum(share_found(r, q.tools, 5) for q, r in zip(questions, ranked, strict=True))
+        / len(questions),
         multi_share=mean([share_found(r, q.tools, DEPTH) for q, r in multi]),
         multi_all=mean([float(all_found(r, q.tools, DEPTH)) for q, r in multi]),
         empty=sum(not r for r in ranked),

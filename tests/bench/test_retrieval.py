@@ -126,6 +126,8 @@ def test_metrics_by_hand() -> None:
     assert (scores.single, scores.multi, scores.empty) == (3, 2, 1)
     assert scores.recall == {1: 1 / 3, 5: 2 / 3, 10: 2 / 3}
     assert scores.multi_share == pytest.approx((1 + 1 / 3) / 2)
+    # every question, share of its tools in the top 5: 1, 1, 0, 1, 1/3
+    assert scores.share_at_5 == pytest.approx((3 + 1 / 3) / 5)
     assert scores.multi_all == 0.5
     assert scores.median_ms == pytest.approx(3.0)
     assert all_found(["a", "b"], ["b", "a"], 2)
@@ -162,3 +164,24 @@ def test_vendored_set_is_complete_and_unmodified(name: str) -> None:
     assert len(data.tools) <= 4000
     registry, original = build_registry(data)  # every schema is one a registry accepts
     assert len(registry) == len(original) == len(data.tools)
+
+
+def test_baseline_answers_are_kept_in_the_cache_and_ours_never_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached baseline is not run again; ``ours`` is always run and never stored."""
+    import eval_retrieval
+
+    data = load_set(write_set(tmp_path, TOOLS, QUERIES), tmp_path)
+    cache = tmp_path / "baselines.json"
+    ranked, seconds = eval_retrieval._cached(cache, data, "bm25")
+    assert len(ranked) == len(seconds) == 2
+    assert "weather_get" in ranked[1]  # "forecast"
+
+    def never(dataset: Any) -> Any:
+        raise AssertionError("a cached baseline ran again")
+
+    monkeypatch.setitem(eval_retrieval.RANKERS, "bm25", never)
+    assert eval_retrieval._cached(cache, data, "bm25") == (ranked, seconds)
+    eval_retrieval._cached(cache, data, "ours")
+    assert list(json.loads(cache.read_text(encoding="utf-8"))) == ["tiny/bm25"]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge.tools import ToolRegistry, from_record
+from forge.tools import ToolRegistry, from_record, tool
 from forge.tools.search import (
     FEATURES,
     SEMANTIC_FLOOR,
@@ -418,3 +418,42 @@ def test_a_single_step_request_is_searched_whole() -> None:
     assert parts(steps, has_terms)[:5] == [f"step{n} work" for n in range(1, 6)]
     assert parts(steps, has_terms)[5] == "step6 work step7 work step8 work"  # at most six
     assert travel_registry().search(single)[0].name == "search_flights_air"
+
+
+def test_the_embedded_text_holds_name_description_and_parameters() -> None:
+    """A tool is embedded as its name spelled out, its description, then its parameter text."""
+    schema_only = from_record({
+        "name": "getTrackInfo", "description": "Details of one item.", "handler": lambda a: a,
+        "parameters": {"type": "object", "properties": {
+            "song_title": {"type": "string", "description": "Title of the song"},
+            "format": {"type": "string", "enum": ["mp3", "flac"]}}},
+    })  # fmt: skip
+    text = _semantic_text(schema_only)
+    assert text.startswith("get Track Info. Details of one item. ")
+    assert all(part in text for part in ("song_title", "Title of the song", "mp3", "flac"))
+    assert schema_only._compiled is None
+
+    @tool
+    def play(playlist_name: str) -> str:
+        """Play music.
+
+        Args:
+            playlist_name: The saved playlist to start.
+        """
+        return playlist_name
+
+    assert _semantic_text(play) == "play. Play music. playlist_name The saved playlist to start."
+    assert play._compiled is None
+    bare = from_record({"name": "ping", "description": "Check the server.", "handler": len})
+    assert _semantic_text(bare) == "ping. Check the server."
+
+
+def test_a_tool_is_found_by_meaning_through_its_parameters() -> None:
+    """Words only a parameter's description holds bring the tool in by meaning too."""
+    registry = ToolRegistry([
+        record("lookup", "Look something up.", parameters={"type": "object", "properties": {
+            "ticker": {"type": "string", "description": "Stock exchange symbol of a company"}}}),
+        record("send_email", "Send an email message."),
+        record("get_weather", "Current weather for a city."),
+    ])  # fmt: skip
+    assert registry.search("share price of a listed firm")[0].name == "lookup"

@@ -14,14 +14,14 @@ embedded, and every version ranks exactly as an index built from scratch would):
   query.
 * **whole definition**: every word of the name, display name, tags, description and JSON
   parameter schema, none dropped, with a light suffix-stripping stemmer (k1 = 0.9, b = 0.5).
-* **embeddings**: each tool's name (spelled out) and description as a static WordLlama vector
-  (``_embedding``). The 20 tools nearest to the query join the candidates when their cosine
-  similarity is at least half the nearest one's, and at least 0.2 while some tool shares a
-  term with the query. So a tool is found by meaning ("100 euro in US dollars" ->
-  ``convert_currency``) even when no tool shares a word with the query, and a query with no
-  term in common with any tool, or made only of stop words, still gets the tools nearest in
-  meaning: no question finds nothing while the registry (after the filters) has tools (a
-  blank query, without any letter or digit, finds nothing).
+* **embeddings**: each tool's name (spelled out), description and parameter text (names,
+  descriptions, enum values) as a static WordLlama vector (``_embedding``). The 20 tools
+  nearest to the query join the candidates when their cosine similarity is at least half the
+  nearest one's, and at least 0.2 while some tool shares a term with the query. So a tool is
+  found by meaning ("100 euro in US dollars" -> ``convert_currency``) even when no tool shares
+  a word with the query, and a query with no term in common with any tool, or made only of stop
+  words, still gets the tools nearest in meaning: no question finds nothing while the registry
+  (after the filters) has tools (a blank query, without any letter or digit, finds nothing).
 
 Each candidate is then scored by a weighted sum of generic features: its whole-definition
 BM25 score (relative to the best candidate), the share of its name's terms found in the query,
@@ -37,7 +37,7 @@ request's three best tools come first, then each step's best and the whole reque
 turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
 
 The weights were fitted by ``bench/fit_search.py`` on two kinds of development data, each
-source weighing the same in the loss (BFCL twelve times): BFCL's single-intent
+source weighing the same in the loss (BFCL three times): BFCL's single-intent
 ``simple_python``, ``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and
 ``live_parallel`` categories, and the development sets of the retrieval collection in
 ``corpora/retrieval/`` (Seal-Tools, MetaTool, ToolBench). BFCL's measured ``multiple`` and
@@ -87,7 +87,7 @@ FEATURES = (
     "semantic_relative",
 )
 #: Weights of ``FEATURES``, fitted by ``bench/fit_search.py`` on the development categories.
-WEIGHTS = (2.69, 0.90, 3.82, -0.71, 2.43, 0.94, 0.72, 2.39, 2.60)
+WEIGHTS = (1.55, 1.93, 3.72, 0.84, 2.29, 0.42, 0.44, 2.24, 2.85)
 _FIELD_WEIGHTS = {
     "name": 4,
     "display_name": 2,
@@ -115,8 +115,10 @@ def _document(tool: Tool) -> list[str]:
 
 
 def _semantic_text(tool: Tool) -> str:
-    """The text a tool's embedding is made of: its name spelled out, then its description."""
-    return f"{split_identifier(tool.name).replace('.', ' ')}. {tool.description}"
+    """The text a tool's embedding is made of: its name spelled out, its description, then
+    its parameters' names, descriptions and enum values (``_parameter_text``)."""
+    name = split_identifier(tool.name).replace(".", " ")
+    return f"{name}. {tool.description} {_parameter_text(tool)}".strip()
 
 
 def _whole_document(tool: Tool) -> list[str]:
