@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_deferred
 import bench_executor
 import bench_formats
 import bench_foundation
@@ -46,6 +47,8 @@ def main() -> None:
     for module in modules:
         for table in module.run():
             print(table, end="\n\n", flush=True)
+    print("### Deferred loading on 527 real MCP tools\n", flush=True)
+    bench_deferred.main([])  # prints its own tables (about 20 s)
     print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")
 
 
