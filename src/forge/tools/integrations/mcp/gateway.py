@@ -12,7 +12,8 @@ restarted is reconnected with capped, jittered exponential backoff; while it is
 away its tools are withdrawn (clients get ``notifications/tools/list_changed``)
 and a call of one of them fails at once, saying the server is not connected.
 With ``search_only``, clients see only ``search_tools`` and, per session, the
-tools it revealed (`forge.tools.integrations.mcp.search_only`).
+tools it revealed: each MCP session has a `DeferredSession` made with the
+config's ``search`` options (`forge.tools.integrations.mcp.search_only`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ from forge.tools import (
 )
 from forge.tools.integrations.mcp._backoff import Backoff
 from forge.tools.integrations.mcp._upstream import State, Upstream
-from forge.tools.integrations.mcp.gateway_config import GatewayConfig, ServerConfig
+from forge.tools.integrations.mcp.gateway_config import (
+    GatewayConfig,
+    ServerConfig,
+    ServersFileError,
+)
 from forge.tools.integrations.mcp.runner import executor_runner
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -77,6 +82,13 @@ class Gateway:
             for s in config.servers
         }
         self._by_prefix = sorted(config.servers, key=lambda s: len(s.prefix), reverse=True)
+        for pin in config.search.get("pinned", ()):
+            if self.owner(pin) is None:
+                prefixes = ", ".join(repr(s.prefix) for s in config.servers) or "none"
+                raise ServersFileError(
+                    f"the pinned tool {pin!r} belongs to no server: a gateway's tools are named "
+                    f"<prefix><tool> (prefixes: {prefixes})"
+                )
 
     def start(self, wait: float | None = None) -> Gateway:
         """Start connecting every server; wait up to ``wait`` s for each first attempt.
@@ -121,7 +133,7 @@ class Gateway:
         if self.config.search_only:
             from forge.tools.integrations.mcp.search_only import SearchOnlyServer
 
-            return SearchOnlyServer(self.view, runner=self.run, name=name)
+            return SearchOnlyServer(self.view, runner=self.run, name=name, **self.config.search)
         return MCPToolServer(self.view, runner=self.run, name=name)
 
     async def run(self, name: str, arguments: dict[str, Any]) -> ToolResult:

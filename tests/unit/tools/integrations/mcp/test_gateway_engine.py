@@ -113,7 +113,7 @@ async def _session_names(client: Client) -> set[str]:
 
 def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
     """Each session sees search_tools; what one reveals joins its list only, with list_changed."""
-    server = SearchOnlyServer(gateway.view, runner=gateway.run)
+    server = SearchOnlyServer(gateway.view, runner=gateway.run, search_limit=3)
     told: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -130,8 +130,8 @@ def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
             early = await a.call_tool("clock__get_current_time", {"timezone": "UTC"})
             assert early.is_error
             assert "call search_tools" in early.content[0].text  # type: ignore[union-attr]
-            found = await a.call_tool("search_tools", {"query": "current time zone", "limit": 3})
-            revealed = {r["name"] for r in json.loads(found.content[0].text)["revealed"]}  # type: ignore[union-attr]
+            found = await a.call_tool("search_tools", {"query": "current time zone"})
+            revealed = {r["name"] for r in json.loads(found.content[0].text)["tools"]}  # type: ignore[union-attr]
             assert "clock__get_current_time" in revealed
             async with asyncio.timeout(10):
                 while not told:
