@@ -20,6 +20,7 @@ import bench_deferred
 import bench_executor
 import bench_formats
 import bench_foundation
+import bench_gateway
 import bench_mcp
 import bench_parsing
 import bench_search
@@ -43,7 +44,7 @@ def main() -> None:
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
     modules = (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_executor,
-               bench_mcp, bench_search)  # fmt: skip
+               bench_mcp, bench_gateway, bench_search)  # fmt: skip
     for module in modules:
         for table in module.run():
             print(table, end="\n\n", flush=True)
