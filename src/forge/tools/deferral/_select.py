@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from forge.core.errors import ToolNotFoundError
+from forge.tools.deferral._usage import most_used, usage_counts
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 
@@ -30,7 +31,8 @@ class Defer:
 
     Build one with the class methods (``Defer.all()``, ``Defer.named("a", "b")``,
     ``Defer.tagged("admin")``, ``Defer.in_category("web")``, ``Defer.where(pred)``,
-    ``Defer.all_but(5, query="...")``) or with the fields directly to combine them.
+    ``Defer.all_but(5, query="...")``, ``Defer.all_but_most_used(5, usage=metrics)``) or
+    with the fields directly to combine them.
     """
 
     names: frozenset[str] | None = None
@@ -46,6 +48,11 @@ class Defer:
     a search finds fewer when fewer tools are relevant)."""
     query: str = ""
     """The text `keep` ranks the tools against."""
+    keep_used: int = 0
+    """Keep loaded the (at most) this many tools `usage` counts most calls of."""
+    usage: Any = None
+    """How often each tool was called, for `keep_used`: an `ExecutionMetrics`, a
+    `MetricsSnapshot` or a mapping of tool name to calls."""
 
     def __post_init__(self) -> None:
         if self.names is not None:  # any iterable of names (one string: one name)
@@ -55,6 +62,16 @@ class Defer:
             object.__setattr__(self, "category", ToolCategory.parse(self.category))
         if isinstance(self.keep, bool) or not isinstance(self.keep, int) or self.keep < 0:
             raise ValueError(f"Defer.keep must be a whole number >= 0, got {self.keep!r}")
+        if (isinstance(self.keep_used, bool) or not isinstance(self.keep_used, int)
+                or self.keep_used < 0):  # fmt: skip
+            raise ValueError(f"Defer.keep_used must be a whole number >= 0, got {self.keep_used!r}")
+        if self.keep_used:
+            if self.usage is None:
+                raise ValueError(
+                    f"Defer(keep_used={self.keep_used}) needs the usage to rank tools by: "
+                    "Defer.all_but_most_used(n, usage=executor.metrics)"
+                )
+            usage_counts(self.usage)  # a bad kind fails here, not at export time
         if self.keep and not (isinstance(self.query, str) and self.query.strip()):
             raise ValueError(
                 f"Defer(keep={self.keep}) needs the query to rank tools against: "
@@ -95,6 +112,12 @@ class Defer:
         """Defer every tool but the (at most) ``keep`` that ``registry.search(query)`` finds."""
         return cls(keep=keep, query=query)
 
+    @classmethod
+    def all_but_most_used(cls, keep: int, *, usage: Any) -> Defer:
+        """Defer every tool but the (at most) ``keep`` most called in ``usage`` (an
+        `ExecutionMetrics`, a `MetricsSnapshot` or a mapping of tool name to calls)."""
+        return cls(keep_used=keep, usage=usage)
+
     def select(self, tools: Searchable) -> frozenset[str]:
         """The names of the tools this defers among ``tools``.
 
@@ -119,6 +142,9 @@ class Defer:
         }  # fmt: skip
         if self.keep:
             chosen -= {t.name for t in tools.search(self.query, limit=self.keep)}
+        if self.keep_used:
+            known = set(tools.names())
+            chosen -= set(most_used(self.usage, self.keep_used, known.__contains__))
         return frozenset(chosen)
 
 

@@ -14,8 +14,12 @@ in ``session.tools()``. The loop stays the usual one::
         if turn.done:
             break
 
-The active set is the pinned tools plus at most ``max_active`` revealed tools; past that
-the least recently used revealed tool leaves (it can be found again). A call to a tool
+The active set is the pinned tools plus at most ``max_active`` revealed tools, within
+``max_tokens`` (an estimate, `estimate_tokens`, of what `tools` sends); past either the
+least recently used revealed tool leaves (it can be found again). With ``groups`` (a
+gateway's ``<server>__`` prefix, a mapping or a function) a search also reveals up to
+``siblings`` more tools of its best matches' toolkits; ``pin_used`` pins the tools a
+deployment calls most (``usage``: its executor's metrics or a mapping of counts). A call to a tool
 that exists but is not active (the model knew its name from an earlier turn) is run and
 reveals the tool with ``inactive="run"`` (the default: the engine's permissions, when an
 executor is given, still decide), or answered with a failed result telling the model to
@@ -27,6 +31,7 @@ threads. `execute_all` runs calls without a provider's response (an MCP server's
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
@@ -34,10 +39,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolNotFoundError, ToolValidationError, UnsupportedProviderError
 from forge.core.logging import get_logger
-from forge.tools.deferral._search_tool import make_search_tool, short_description
+from forge.tools.deferral._budget import tool_tokens
+from forge.tools.deferral._search_tool import make_search_tool, queries_of, short_description
+from forge.tools.deferral._toolkits import Grouping, toolkit_siblings
+from forge.tools.deferral._usage import most_used
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
+    from forge.tools.deferral._toolkits import GroupSpec
+    from forge.tools.deferral._usage import Usage
     from forge.tools.model.tool import Tool
     from forge.tools.turns import Turn, TurnStream
     from forge.tools.values.calls import ToolCall
@@ -51,6 +61,9 @@ logger = get_logger("tools.deferral")
 Inactive = Literal["run", "refuse"]
 
 Calls = list["ToolCall"]
+
+#: How many more tools than it reveals a search ranks, to order a toolkit's siblings.
+SIBLING_POOL = 64
 
 
 class _Source(Protocol):
@@ -110,13 +123,31 @@ class DeferredSession:
         on_change: Called with `active` after each change of the active set (a tool
             revealed or evicted; not a mere reordering), on the thread that changed it,
             e.g. to send MCP's ``notifications/tools/list_changed``. Its errors are logged.
+        max_tokens: The most tokens `tools` may send, by `estimate_tokens` (which errs
+            high): least recently used revealed tools leave to stay within it. ``None``:
+            no budget.
+        groups: Which tools form a toolkit (a `GroupSpec`): a separator such as ``"__"``
+            (the name's part before it; a gateway's server prefix), a mapping of tool name
+            to group, or a function of a `Tool` returning its group or ``None``.
+        siblings: With ``groups``: each search also reveals up to this many other tools of
+            the toolkits of its best matches (best ranked for the query first, then in the
+            toolkit's order). ``0``: none.
+        toolkits: How many toolkits (those of the best matches, best first) one search
+            opens for ``siblings``.
+        usage: How often each tool was called (a `Usage`: an `ExecutionMetrics`, a
+            `MetricsSnapshot` or a mapping of name to calls); by default the executor's
+            metrics, if it keeps any.
+        pin_used: Also pin the (at most) this many tools ``usage`` counts most calls of
+            (tools no longer in ``source`` are passed over).
 
     Raises:
         UnsupportedProviderError: ``provider`` is none of the formats' providers.
         ToolNotFoundError: A pinned name is no tool's.
         ToolDefinitionError: ``search_name`` is not a valid tool name.
-        ValueError: ``search_name`` is taken, a limit is not a positive number, or
-            ``search_limit`` is over ``max_active``.
+        ValueError: ``search_name`` is taken, a limit is not a positive number,
+            ``search_limit`` is over ``max_active``, the pinned tools and the search tool
+            alone are over ``max_tokens``, or ``pin_used`` has no ``usage`` to read.
+        TypeError: ``groups`` or ``usage`` is none of the accepted kinds.
     """
 
     def __init__(
@@ -133,12 +164,22 @@ class DeferredSession:
         context: ExecutionContext | None = None,
         strict: bool = False,
         on_change: Callable[[list[str]], None] | None = None,
+        max_tokens: int | None = None,
+        groups: GroupSpec | None = None,
+        siblings: int = 0,
+        toolkits: int = 1,
+        usage: Usage | None = None,
+        pin_used: int = 0,
     ) -> None:
         self.provider = _format_provider(provider)
         self._on_change = on_change
-        for label, value in (("max_active", max_active), ("search_limit", search_limit)):
+        for label, value in (("max_active", max_active), ("search_limit", search_limit),
+                             ("toolkits", toolkits), ("max_tokens", max_tokens or 1)):  # fmt: skip
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
+        for label, value in (("siblings", siblings), ("pin_used", pin_used)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{label} must be a whole number >= 0, got {value!r}")
         if search_limit > max_active:
             raise ValueError(
                 f"search_limit={search_limit} is more than max_active={max_active}: a search "
@@ -147,8 +188,24 @@ class DeferredSession:
         if inactive not in ("run", "refuse"):
             raise ValueError(f"inactive must be 'run' or 'refuse', got {inactive!r}")
         self._source = source
-        self._pinned = tuple(dict.fromkeys(_checked_names(source, pinned, "pinned")))
+        pins = _checked_names(source, pinned, "pinned")
+        if pin_used:
+            counts = usage if usage is not None else _metrics_of(executor)
+            if counts is None:
+                raise ValueError(
+                    f"pin_used={pin_used} needs to know which tools are called: pass usage= "
+                    "(an ExecutionMetrics or a mapping of tool name to calls) or an executor "
+                    "that keeps metrics"
+                )
+            pins += most_used(counts, pin_used, lambda name: source.get(name) is not None)
+        self._pinned = tuple(dict.fromkeys(pins))
         self._max_active = max_active
+        self._max_tokens = max_tokens
+        self._grouping = Grouping(groups) if groups is not None else None
+        self._siblings = siblings
+        self._toolkits = toolkits
+        self._members: tuple[int, dict[str, list[str]]] | None = None
+        self._sizes: dict[str, tuple[int, int]] = {}
         self._limit = search_limit
         self._inactive = inactive
         self._strict = strict
@@ -164,6 +221,13 @@ class DeferredSession:
         hidden = max(len(source.names()) - len(self._pinned), 0)
         self.search_tool: Tool = make_search_tool(search_name, hidden, self._search)
         """The search tool (its handler searches and reveals)."""
+        if max_tokens is not None:
+            floor = self._size(self.search_tool) + sum(map(self._size_of, self._pinned))
+            if floor > max_tokens:
+                raise ValueError(
+                    f"max_tokens={max_tokens} is less than the pinned tools and the search "
+                    f"tool alone (about {floor} tokens): raise max_tokens or pin fewer tools"
+                )
 
     # -- the active set -------------------------------------------------------------
 
@@ -204,22 +268,51 @@ class DeferredSession:
         return gone
 
     def _use(self, names: Iterable[str]) -> None:
-        """Mark ``names`` most recently used; evict past `max_active`; tell `on_change`."""
+        """Mark ``names`` most recently used; evict past the limits; tell `on_change`."""
+        names = [n for n in names if n not in self._pinned]
+        if self._max_tokens is not None:
+            for name in names:
+                self._size_of(name)  # estimated outside the lock
         with self._lock:
             before = set(self._revealed)
             for name in names:
-                if name in self._pinned:
-                    continue
                 self._revealed[name] = None
                 self._revealed.move_to_end(name)
             while len(self._revealed) > self._max_active:
                 self._revealed.popitem(last=False)
+            if self._max_tokens is not None:
+                spent = self._floor() + sum(self._size_of(n) for n in self._revealed)
+                while self._revealed and spent > self._max_tokens:
+                    spent -= self._size_of(self._revealed.popitem(last=False)[0])
             changed = before != set(self._revealed)
         if changed and self._on_change is not None:
             try:
                 self._on_change(self.active())
             except Exception:
                 logger.exception("on_change of a deferred session failed (ignored)")
+
+    def estimated_tokens(self) -> int:
+        """What `tools` sends now, in tokens by `estimate_tokens` (what ``max_tokens`` bounds)."""
+        return self._floor() + sum(self._size_of(n) for n in self.active()
+                                   if n not in self._pinned)  # fmt: skip
+
+    def _floor(self) -> int:
+        """The estimated tokens of the search tool and the pinned tools."""
+        return self._size(self.search_tool) + sum(map(self._size_of, self._pinned))
+
+    def _size_of(self, name: str) -> int:
+        """The estimated tokens of tool ``name``'s definition (0 once it is gone)."""
+        version = self._source.version
+        known = self._sizes.get(name)
+        if known is not None and known[0] == version:
+            return known[1]
+        tool = self._source.get(name)
+        size = self._size(tool) if tool is not None else 0
+        self._sizes[name] = (version, size)
+        return size
+
+    def _size(self, tool: Tool) -> int:
+        return tool_tokens(tool, self.provider, strict=self._strict)
 
     def tools(self) -> list[Any]:
         """The active tools and the search tool, in the provider's format (for ``tools=``).
@@ -241,15 +334,52 @@ class DeferredSession:
 
     # -- searching --------------------------------------------------------------------
 
-    def search(self, query: str) -> list[Tool]:
-        """The tools a search for ``query`` reveals (best first), now active."""
-        hits = self._source.search(query, limit=self._limit + len(self._pinned))
-        chosen = [t for t in hits if t.name not in self._pinned][: self._limit]
-        self._use(reversed([t.name for t in chosen]))  # the best ends most recent
-        return chosen
+    def search(self, query: str | Iterable[str]) -> list[Tool]:
+        """The tools a search for ``query`` (or for each of several queries) reveals.
 
-    def _search(self, query: str) -> dict[str, Any]:
-        found = self.search(query)
+        Each query reveals its (at most) ``search_limit`` best matches and, with
+        ``groups`` and ``siblings``, their toolkits' siblings. Returned best first (every
+        query's best, then every query's second, ...), each once, only those still active
+        after the limits (the last ones leave first when a search reveals too many).
+        """
+        queries = [query] if isinstance(query, str) else list(query)
+        for text in queries:
+            if not isinstance(text, str):
+                raise TypeError(f"a search query must be a str, got {type(text).__name__}")
+        rankings = [self._ranked(text) for text in queries]
+        order = list(dict.fromkeys(  # each query's best, then each one's second, ...
+            name for row in itertools.zip_longest(*rankings) for name in row if name
+        ))  # fmt: skip
+        self._use(reversed(order))  # the best ends most recent, the last to leave
+        with self._lock:
+            kept = [n for n in order if n in self._revealed]
+        return [t for t in map(self._source.get, kept) if t is not None]
+
+    def _ranked(self, query: str) -> list[str]:
+        """The names one query reveals, best first: its hits, then their siblings."""
+        grouped = self._grouping is not None and self._siblings > 0
+        wanted = self._limit + len(self._pinned)
+        ranked = self._source.search(query, limit=wanted + (SIBLING_POOL if grouped else 0))
+        hits = [t for t in ranked if t.name not in self._pinned][: self._limit]
+        names = [t.name for t in hits]
+        if grouped and self._grouping is not None:
+            names += toolkit_siblings(hits, ranked, self._grouping, self._toolkit_members(),
+                                      toolkits=self._toolkits, siblings=self._siblings,
+                                      skip={*names, *self._pinned})  # fmt: skip
+        return names
+
+    def _toolkit_members(self) -> dict[str, list[str]]:
+        """Each toolkit's tool names (recomputed when the registry changes)."""
+        assert self._grouping is not None
+        version = self._source.version
+        cached = self._members
+        if cached is None or cached[0] != version:
+            tools = [t for t in map(self._source.get, self._source.names()) if t is not None]
+            cached = self._members = (version, self._grouping.members(tools))
+        return cached[1]
+
+    def _search(self, queries: list[str]) -> dict[str, Any]:
+        found = self.search(queries)
         if not found:
             return {"tools": [], "note": "No tool matches; try other words for the task."}
         return {
@@ -370,11 +500,14 @@ class DeferredSession:
                 error_kind=ErrorKind.INVALID_JSON,
             ).for_call(call.id, name)
         try:
-            kwargs = self.search_tool.validate(dict(call.arguments))
+            queries = queries_of(self.search_tool.validate(dict(call.arguments)))
         except ToolValidationError as exc:
             return ToolResult.fail(exc.message, error_kind=ErrorKind.INVALID_ARGUMENTS
                                    ).for_call(call.id, name)  # fmt: skip
-        return ToolResult.ok(self._search(str(kwargs["query"]))).for_call(call.id, name)
+        except ValueError as exc:
+            return ToolResult.fail(str(exc), error_kind=ErrorKind.INVALID_ARGUMENTS
+                                   ).for_call(call.id, name)  # fmt: skip
+        return ToolResult.ok(self._search(queries)).for_call(call.id, name)
 
 
 #: What `DeferredSession.discard` pops for a name that was not revealed.
@@ -382,6 +515,11 @@ _ABSENT = object()
 
 #: Results of calls that did not run the tool: they reveal nothing.
 _NOT_RUN = frozenset({ErrorKind.UNKNOWN_TOOL, ErrorKind.DENIED})
+
+
+def _metrics_of(executor: Any) -> Any:
+    """The executor's `ExecutionMetrics`, or ``None`` (no executor, or it keeps none)."""
+    return getattr(executor, "metrics", None) if executor is not None else None
 
 
 def _checked_names(source: _Source, names: Iterable[str] | str, what: str) -> list[str]:
