@@ -419,6 +419,20 @@ def serve(
         list[str] | None,
         typer.Option(help="With --search-only: a tool every session lists from the start."),
     ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --search-only: the most definition tokens a list holds."),
+    ] = None,
+    siblings: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="With --search-only: tools of a found tool's server a search adds."
+        ),
+    ] = None,
+    pin_used: Annotated[
+        int | None,
+        typer.Option(min=0, help="With --search-only: pin the N tools called most so far."),
+    ] = None,
     separator: Annotated[
         str | None, typer.Option(help="With --servers: between server and tool names ('__').")
     ] = None,
@@ -443,7 +457,8 @@ def serve(
         _serve_gateway(
             servers, transport, host, port, allowed_host or (),
             search_only=search_only, separator=separator,
-            search=_search_options(search_limit, max_active, pin),
+            search=_search_options(search_limit, max_active, pin, max_tokens=max_tokens,
+                                   siblings=siblings, pin_used=pin_used),
         )  # fmt: skip
         return
     try:
@@ -475,9 +490,11 @@ def _serve_gateway(
         raise typer.Exit(code)
 
 
-def _search_options(limit: int | None, active: int | None, pin: list[str] | None) -> dict[str, Any]:
+def _search_options(
+    limit: int | None, active: int | None, pin: list[str] | None, **more: int | None
+) -> dict[str, Any]:
     """The search-only sessions' options given on the command line (`DeferredSession`'s names)."""
-    given = {"search_limit": limit, "max_active": active, "pinned": tuple(pin or ())}
+    given = {"search_limit": limit, "max_active": active, "pinned": tuple(pin or ()), **more}
     return {key: value for key, value in given.items() if value}
 
 

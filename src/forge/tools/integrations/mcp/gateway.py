@@ -133,8 +133,21 @@ class Gateway:
         if self.config.search_only:
             from forge.tools.integrations.mcp.search_only import SearchOnlyServer
 
-            return SearchOnlyServer(self.view, runner=self.run, name=name, **self.config.search)
+            return SearchOnlyServer(self.view, runner=self.run, name=name, **self.search_options())
         return MCPToolServer(self.view, runner=self.run, name=name)
+
+    def search_options(self) -> dict[str, Any]:
+        """The config's ``search`` options for each session's `DeferredSession`.
+
+        A server's tools form one toolkit (``siblings`` reveals them together), and
+        ``pin_used`` reads the gateway's metrics.
+        """
+        options = dict(self.config.search)
+        if options.get("siblings"):
+            options.setdefault("groups", _server_of)
+        if options.get("pin_used"):
+            options.setdefault("usage", self.metrics)
+        return options
 
     async def run(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one call (a `CallRunner`): a tool of a server that is away fails at once."""
@@ -187,6 +200,12 @@ class Gateway:
             return Decision.allow()
         refused = _allowed(config, request.tool)
         return Decision.allow() if refused is None else Decision.deny(refused)
+
+
+def _server_of(tool: Tool) -> str | None:
+    """The gateway server a tool came from (its toolkit), or ``None``."""
+    server = tool.metadata.extra.get("gateway_server")
+    return server if isinstance(server, str) else None
 
 
 def _allowed(config: ServerConfig, tool: Tool) -> str | None:

@@ -46,7 +46,7 @@ def run_gateway(
             config = dataclasses.replace(config, search={**config.search, **search})
         if config.search and not config.search_only:
             raise ServersFileError(
-                "search options (--search-limit, --max-active, --pin, or 'forge.search') "
+                "search options (--search-limit, --max-active, --pin, ..., or 'forge.search') "
                 "apply to search-only sessions: add --search-only or 'forge.search_only': true"
             )
         gateway = Gateway(config)

@@ -11,7 +11,8 @@ the field and the variable, never the value. Keys other tools add (``autoApprove
 ``description``, ...) are ignored.
 
 Gateway options sit under ``"forge"``, at the top (``separator``, ``search_only``,
-``search``: ``{"limit": n, "max_active": n, "pin": [names]}`` for each search-only session,
+``search``: ``{"limit": n, "max_active": n, "max_tokens": n, "pin": [names], "pin_used": n,
+"siblings": n, "toolkits": n}`` for each search-only session,
 ``timeout``, ``connect_timeout``, ``probe_interval``, ``reconnect``: ``{"first": s,
 "cap": s}``) or in an entry (``prefix``, ``timeout``,
 ``connect_timeout``, ``allow``, ``deny`` and ``tools``: per-tool ``{"timeout": s}``).
@@ -60,7 +61,10 @@ _TOP_OPTIONS = frozenset(
      "probe_interval"}
 )  # fmt: skip
 #: The ``search`` options of the file (and the CLI) and the `DeferredSession` argument of each.
-SEARCH_OPTIONS = {"limit": "search_limit", "max_active": "max_active", "pin": "pinned"}
+SEARCH_OPTIONS = {"limit": "search_limit", "max_active": "max_active", "pin": "pinned",
+                  "max_tokens": "max_tokens", "pin_used": "pin_used", "siblings": "siblings",
+                  "toolkits": "toolkits"}  # fmt: skip
+_MAY_BE_ZERO = frozenset({"pin_used", "siblings"})
 
 
 class ServersFileError(ForgeError, ValueError):
@@ -117,7 +121,7 @@ class GatewayConfig:
     """Expose only ``search_tools`` and the tools it reveals (per session)."""
     search: Mapping[str, Any] = field(default_factory=dict)
     """Keyword arguments of each search-only session's `DeferredSession` (``search_limit``,
-    ``max_active``, ``pinned``)."""
+    ``max_active``, ``max_tokens``, ``pinned``, ``pin_used``, ``siblings``, ``toolkits``)."""
     probe_interval: float = 2.0
     """Seconds between liveness probes of each connected server."""
     reconnect_first: float = 0.5
@@ -393,11 +397,17 @@ def search_options(raw: Any, place: str) -> dict[str, Any]:
     """
     known = _options(raw, frozenset(SEARCH_OPTIONS), place)
     out: dict[str, Any] = {}
+
+    def least(key: str) -> int:
+        return 0 if key in _MAY_BE_ZERO else 1
+
     for key, value in known.items():
         if key == "pin":
             out["pinned"] = _patterns(value, f"{place}.pin")
-        elif isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ServersFileError(f"{place}.{key} must be a whole number >= 1, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < least(key):
+            raise ServersFileError(
+                f"{place}.{key} must be a whole number >= {least(key)}, got {value!r}"
+            )
         else:
             out[SEARCH_OPTIONS[key]] = value
     return out

@@ -162,6 +162,7 @@ def test_a_bad_header_value_type_does_not_show_the_value() -> None:
         ({"mcpServers": {}, "forge": {"search": {"limit": 0}}}, "search'.limit must be a whole"),
         ({"mcpServers": {}, "forge": {"search": {"pin": 3}}}, "search'.pin must be a list"),
         ({"mcpServers": {}, "forge": {"search": {"top": 3}}}, "unknown option 'top'"),
+        ({"mcpServers": {}, "forge": {"search": {"siblings": -1}}}, "siblings must be a whole"),
         ({"mcpServers": {}, "forge": {"search": []}}, "'forge.search' must be an object"),
     ],
 )
@@ -205,3 +206,6 @@ def test_search_options_become_the_sessions_arguments() -> None:
         {},
     )  # fmt: skip
     assert config.search == {"search_limit": 3, "max_active": 9, "pinned": ("a__b",)}
+    more = {"max_tokens": 2000, "pin_used": 2, "siblings": 0, "toolkits": 2}
+    config = parse_servers({"mcpServers": {}, "forge": {"search": more}}, {})
+    assert config.search == more

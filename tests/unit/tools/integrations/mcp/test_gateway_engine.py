@@ -8,6 +8,7 @@ One in-process `Gateway` over two real server processes: the test tools of this 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -143,6 +144,25 @@ def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
             assert "fails" not in str(revealed)  # denied tools are never revealed
 
     asyncio.run(body())
+    server.close()
+
+
+def test_search_options_group_by_server_and_pin_from_the_gateway_s_metrics(
+    gateway: Gateway,
+) -> None:
+    """``siblings`` groups tools by their server; ``pin_used`` reads the gateway's metrics."""
+    searching = dataclasses.replace(gateway.config, search_only=True,
+                                    search={"siblings": 2, "pin_used": 1})  # fmt: skip
+    other = Gateway(searching)
+    options = other.search_options()
+    assert options["groups"](gateway.view.get_or_raise("clock__get_current_time")) == "clock"
+    assert options["groups"](gateway.view.get_or_raise("ours__add")) == "ours"
+    assert options["usage"] is other.metrics
+    assert _run(gateway, "clock__get_current_time", {"timezone": "UTC"}).success
+    server = SearchOnlyServer(gateway.view, runner=gateway.run, usage=gateway.metrics,
+                              pin_used=1)  # fmt: skip
+    assert server.session().pinned[0] in gateway.metrics.snapshot().tools
+    other.close()
     server.close()
 
 

@@ -242,3 +242,23 @@ def test_sessionless_requests_share_what_they_revealed(server: SearchOnlyServer)
     assert seen_second == seen_first
     assert events
     assert "convert_currency" in server.session().active()
+
+
+def test_toolkit_siblings_and_usage_pins_reach_the_sessions() -> None:
+    """The sessions' newer options pass through: a search adds its match's toolkit siblings,
+    and the most used tool is pinned from the start."""
+    registry = ToolRegistry()
+    for server, topic in (("wx", "weather forecast"), ("wx", "rain radar"), ("fx", "currency")):
+        registry.register(tool(lambda: topic, name=f"{server}__{topic.split()[0]}",
+                               description=f"Show the {topic}."))  # fmt: skip
+    server = SearchOnlyServer(registry, search_limit=1, groups="__", siblings=2,
+                              usage={"fx__currency": 7}, pin_used=1)  # fmt: skip
+
+    async def body() -> None:
+        async with sessions(server, 1) as (a,):
+            assert await _names(a.client) == ["search_tools", "fx__currency"]
+            assert await a.search("weather forecast") == ["wx__weather", "wx__rain"]
+            assert set(await _names(a.client)) == {"search_tools", "fx__currency",
+                                                    "wx__weather", "wx__rain"}  # fmt: skip
+
+    asyncio.run(body())
