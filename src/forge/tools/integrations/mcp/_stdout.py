@@ -37,18 +37,18 @@ class StdoutLines:
 
 
 @contextlib.asynccontextmanager
-async def stdout_lines() -> AsyncIterator[StdoutLines | None]:
-    """The wire on stdout, or ``None`` when stdout is no pipe, socket or terminal.
+async def stdout_lines(fd: int = 1) -> AsyncIterator[StdoutLines | None]:
+    """The wire on stdout (descriptor ``fd``), or ``None`` when it is no pipe, socket or tty.
 
     ``None`` leaves the writing to the SDK (a regular file, which the loop cannot watch).
     """
-    mode = os.fstat(1).st_mode
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(1)):
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)):
         yield None
         return
-    wire = os.dup(1)
+    wire = os.dup(fd)
     diversion = os.dup(2)
-    os.dup2(diversion, 1)  # stray output goes to stderr while the wire is ours
+    os.dup2(diversion, fd)  # stray output goes to stderr while the wire is ours
     os.close(diversion)
     loop = asyncio.get_running_loop()
     try:
@@ -56,7 +56,7 @@ async def stdout_lines() -> AsyncIterator[StdoutLines | None]:
             asyncio.streams.FlowControlMixin, os.fdopen(wire, "wb", closefd=False)
         )
     except (ValueError, OSError):
-        _restore(wire)
+        _restore(wire, fd)
         yield None
         return
     transport.set_write_buffer_limits(high=0)  # drain() waits until the pipe took it all
@@ -65,12 +65,12 @@ async def stdout_lines() -> AsyncIterator[StdoutLines | None]:
         yield StdoutLines(writer)
     finally:
         transport.close()
-        _restore(wire)
+        _restore(wire, fd)
 
 
-def _restore(wire: int) -> None:
-    """Point descriptor 1 back at the wire, blocking as it was, and drop the duplicate."""
+def _restore(wire: int, fd: int) -> None:
+    """Point ``fd`` back at the wire, blocking as it was, and drop the duplicate."""
     with contextlib.suppress(OSError):
-        os.dup2(wire, 1)
-        os.set_blocking(1, True)
+        os.dup2(wire, fd)
+        os.set_blocking(fd, True)
     os.close(wire)

@@ -262,3 +262,22 @@ def test_toolkit_siblings_and_usage_pins_reach_the_sessions() -> None:
                                                     "wx__weather", "wx__rain"}  # fmt: skip
 
     asyncio.run(body())
+
+
+def test_clearing_the_registry_empties_every_session_and_tells_them() -> None:
+    """A cleared registry: revealed tools leave, and sessions with pinned tools are told too."""
+    registry = ToolRegistry([get_weather, convert_currency, get_time])
+    server = SearchOnlyServer(registry, pinned=["get_time"])
+
+    async def body() -> None:
+        async with sessions(server, 2) as (a, b):
+            assert await _names(b.client) == ["search_tools", "get_time"]
+            assert "get_weather" in await a.search("weather forecast")
+            await a.told_after(0)
+            registry.clear()
+            await a.told_after(1)
+            await b.told_after(0)  # b revealed nothing, but its pinned tool is gone
+            assert await _names(a.client) == ["search_tools"]
+            assert await _names(b.client) == ["search_tools"]
+
+    asyncio.run(body())
