@@ -1,7 +1,8 @@
 """The tools both MCP servers in `bench_mcp.py` serve, and the SDK peer server itself.
 
 ``forge-tools serve --tools _mcp_servers:registry`` serves them with forge-tools;
-``python _mcp_servers.py PORT`` serves the same functions with the SDK's `MCPServer`.
+``python _mcp_servers.py PORT`` serves the same functions with the SDK's `MCPServer` over
+streamable HTTP, ``python _mcp_servers.py stdio`` over stdio.
 """
 
 from __future__ import annotations
@@ -30,15 +31,18 @@ def registry() -> object:
     return ToolRegistry([tool(add), tool(io_add)])
 
 
-def serve_peer(port: int) -> None:
-    """Serve the same tools with the mcp SDK's own high-level server."""
+def serve_peer(port: int | None) -> None:
+    """Serve the same tools with the mcp SDK's own high-level server (``None``: stdio)."""
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("sdk-peer", log_level="WARNING")
     server.add_tool(add)
     server.add_tool(io_add)
-    server.run("streamable-http", host="127.0.0.1", port=port)
+    if port is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=port)
 
 
 if __name__ == "__main__":
-    serve_peer(int(sys.argv[1]))
+    serve_peer(None if sys.argv[1] == "stdio" else int(sys.argv[1]))

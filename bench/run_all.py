@@ -16,9 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_deferred
 import bench_executor
 import bench_formats
 import bench_foundation
+import bench_gateway
 import bench_mcp
 import bench_parsing
 import bench_search
@@ -42,10 +44,12 @@ def main() -> None:
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
     modules = (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_executor,
-               bench_mcp, bench_search)  # fmt: skip
+               bench_mcp, bench_gateway, bench_search)  # fmt: skip
     for module in modules:
         for table in module.run():
             print(table, end="\n\n", flush=True)
+    print("### Deferred loading on 527 real MCP tools\n", flush=True)
+    bench_deferred.main([])  # prints its own tables (about 20 s)
     print(f"_Total benchmark time: {time.perf_counter() - started:.0f} s._")
 
 

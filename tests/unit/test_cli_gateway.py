@@ -60,3 +60,21 @@ def test_a_refused_bind_stops_the_gateway_and_reports_its_servers(
     assert "server 'broken' is not up" in err
     assert "retrying in the background" in err
     assert "refusing to serve on '0.0.0.0' without a bearer token" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pin", "a__x"], "apply to search-only sessions: add --search-only"),
+        (["--search-only", "--pin", "nowhere"], "the pinned tool 'nowhere' belongs to no server"),
+        (["--search-only", "--search-limit", "20"], "search_limit=20 is more than max_active=16"),
+    ],
+)
+def test_search_options_are_checked_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    """Search options without --search-only, a pin of no server, limits that clash: exit 4."""
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "never-started"}}}))
+    assert main(["serve", "--servers", str(path), *args]) == EXIT_VALIDATION
+    assert message in capsys.readouterr().err

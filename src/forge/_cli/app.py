@@ -408,6 +408,31 @@ def serve(
     search_only: Annotated[
         bool, typer.Option(help="With --servers: list only search_tools and what it reveals.")
     ] = False,
+    search_limit: Annotated[
+        int | None, typer.Option(min=1, help="With --search-only: tools one search reveals (5).")
+    ] = None,
+    max_active: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --search-only: revealed tools a session keeps (16)."),
+    ] = None,
+    pin: Annotated[
+        list[str] | None,
+        typer.Option(help="With --search-only: a tool every session lists from the start."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --search-only: the most definition tokens a list holds."),
+    ] = None,
+    siblings: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="With --search-only: tools of a found tool's server a search adds."
+        ),
+    ] = None,
+    pin_used: Annotated[
+        int | None,
+        typer.Option(min=0, help="With --search-only: pin the N tools called most so far."),
+    ] = None,
     separator: Annotated[
         str | None, typer.Option(help="With --servers: between server and tool names ('__').")
     ] = None,
@@ -432,6 +457,8 @@ def serve(
         _serve_gateway(
             servers, transport, host, port, allowed_host or (),
             search_only=search_only, separator=separator,
+            search=_search_options(search_limit, max_active, pin, max_tokens=max_tokens,
+                                   siblings=siblings, pin_used=pin_used),
         )  # fmt: skip
         return
     try:
@@ -449,7 +476,7 @@ def serve(
 
 def _serve_gateway(
     servers: Path, transport: str, host: str, port: int, allowed: Sequence[str], *,
-    search_only: bool, separator: str | None,
+    search_only: bool, separator: str | None, search: dict[str, Any],
 ) -> None:  # fmt: skip
     try:
         from forge.tools.integrations.mcp.gateway_command import run_gateway
@@ -457,10 +484,18 @@ def _serve_gateway(
         raise Failure(EXIT_USAGE, str(exc)) from None
     code = run_gateway(
         servers, transport=transport, host=host, port=port,  # type: ignore[arg-type]
-        allowed_hosts=allowed, search_only=search_only, separator=separator,
+        allowed_hosts=allowed, search_only=search_only, separator=separator, search=search,
     )  # fmt: skip
     if code != EXIT_OK:
         raise typer.Exit(code)
+
+
+def _search_options(
+    limit: int | None, active: int | None, pin: list[str] | None, **more: int | None
+) -> dict[str, Any]:
+    """The search-only sessions' options given on the command line (`DeferredSession`'s names)."""
+    given = {"search_limit": limit, "max_active": active, "pinned": tuple(pin or ()), **more}
+    return {key: value for key, value in given.items() if value}
 
 
 @app.command("import-openapi")

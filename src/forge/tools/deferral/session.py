@@ -252,6 +252,21 @@ class DeferredSession:
         self._use(found)
         return found
 
+    def discard(self, names: Iterable[str]) -> list[str]:
+        """Take revealed tools out of the active set (they can be found again); return those.
+
+        For tools withdrawn from the registry (an MCP gateway's server went away): names
+        that are not revealed, and pinned tools, are left alone.
+        """
+        with self._lock:
+            gone = [n for n in dict.fromkeys(names) if self._revealed.pop(n, _ABSENT) is None]
+        if gone and self._on_change is not None:
+            try:
+                self._on_change(self.active())
+            except Exception:
+                logger.exception("on_change of a deferred session failed (ignored)")
+        return gone
+
     def _use(self, names: Iterable[str]) -> None:
         """Mark ``names`` most recently used; evict past the limits; tell `on_change`."""
         names = [n for n in names if n not in self._pinned]
@@ -494,6 +509,9 @@ class DeferredSession:
                                    ).for_call(call.id, name)  # fmt: skip
         return ToolResult.ok(self._search(queries)).for_call(call.id, name)
 
+
+#: What `DeferredSession.discard` pops for a name that was not revealed.
+_ABSENT = object()
 
 #: Results of calls that did not run the tool: they reveal nothing.
 _NOT_RUN = frozenset({ErrorKind.UNKNOWN_TOOL, ErrorKind.DENIED})

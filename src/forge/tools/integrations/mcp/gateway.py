@@ -12,7 +12,8 @@ restarted is reconnected with capped, jittered exponential backoff; while it is
 away its tools are withdrawn (clients get ``notifications/tools/list_changed``)
 and a call of one of them fails at once, saying the server is not connected.
 With ``search_only``, clients see only ``search_tools`` and, per session, the
-tools it revealed (`forge.tools.integrations.mcp.search_only`).
+tools it revealed: each MCP session has a `DeferredSession` made with the
+config's ``search`` options (`forge.tools.integrations.mcp.search_only`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ from forge.tools import (
 )
 from forge.tools.integrations.mcp._backoff import Backoff
 from forge.tools.integrations.mcp._upstream import State, Upstream
-from forge.tools.integrations.mcp.gateway_config import GatewayConfig, ServerConfig
+from forge.tools.integrations.mcp.gateway_config import (
+    GatewayConfig,
+    ServerConfig,
+    ServersFileError,
+)
 from forge.tools.integrations.mcp.runner import executor_runner
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -77,6 +82,13 @@ class Gateway:
             for s in config.servers
         }
         self._by_prefix = sorted(config.servers, key=lambda s: len(s.prefix), reverse=True)
+        for pin in config.search.get("pinned", ()):
+            if self.owner(pin) is None:
+                prefixes = ", ".join(repr(s.prefix) for s in config.servers) or "none"
+                raise ServersFileError(
+                    f"the pinned tool {pin!r} belongs to no server: a gateway's tools are named "
+                    f"<prefix><tool> (prefixes: {prefixes})"
+                )
 
     def start(self, wait: float | None = None) -> Gateway:
         """Start connecting every server; wait up to ``wait`` s for each first attempt.
@@ -121,8 +133,21 @@ class Gateway:
         if self.config.search_only:
             from forge.tools.integrations.mcp.search_only import SearchOnlyServer
 
-            return SearchOnlyServer(self.view, runner=self.run, name=name)
+            return SearchOnlyServer(self.view, runner=self.run, name=name, **self.search_options())
         return MCPToolServer(self.view, runner=self.run, name=name)
+
+    def search_options(self) -> dict[str, Any]:
+        """The config's ``search`` options for each session's `DeferredSession`.
+
+        A server's tools form one toolkit (``siblings`` reveals them together), and
+        ``pin_used`` reads the gateway's metrics.
+        """
+        options = dict(self.config.search)
+        if options.get("siblings"):
+            options.setdefault("groups", _server_of)
+        if options.get("pin_used"):
+            options.setdefault("usage", self.metrics)
+        return options
 
     async def run(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one call (a `CallRunner`): a tool of a server that is away fails at once."""
@@ -175,6 +200,12 @@ class Gateway:
             return Decision.allow()
         refused = _allowed(config, request.tool)
         return Decision.allow() if refused is None else Decision.deny(refused)
+
+
+def _server_of(tool: Tool) -> str | None:
+    """The gateway server a tool came from (its toolkit), or ``None``."""
+    server = tool.metadata.extra.get("gateway_server")
+    return server if isinstance(server, str) else None
 
 
 def _allowed(config: ServerConfig, tool: Tool) -> str | None:

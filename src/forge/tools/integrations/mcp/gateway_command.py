@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from forge.tools.integrations.mcp.command import EXIT_ERROR, EXIT_OK
 from forge.tools.integrations.mcp.gateway import Gateway
@@ -28,26 +29,41 @@ def run_gateway(
     allowed_hosts: Sequence[str] = (),
     search_only: bool = False,
     separator: str | None = None,
+    search: Mapping[str, Any] | None = None,
 ) -> int:
     """Serve every server of ``servers`` as one MCP server until stopped; the exit code.
 
-    The token for HTTP comes from ``$FORGE_TOOLS_TOKEN``. An invalid servers file prints
-    why (server and field named) and returns 4; a refused bind returns 1.
+    ``search`` holds `DeferredSession` options of the search-only sessions (over the
+    file's ``search``). The token for HTTP comes from ``$FORGE_TOOLS_TOKEN``. An invalid
+    servers file or invalid search options print why (server and field named) and
+    return 4; a refused bind returns 1.
     """
     try:
         config = load_servers(servers, separator=separator)
         if search_only:
             config = dataclasses.replace(config, search_only=True)
+        if search:
+            config = dataclasses.replace(config, search={**config.search, **search})
+        if config.search and not config.search_only:
+            raise ServersFileError(
+                "search options (--search-limit, --max-active, --pin, ..., or 'forge.search') "
+                "apply to search-only sessions: add --search-only or 'forge.search_only': true"
+            )
         gateway = Gateway(config)
     except ServersFileError as exc:
         print(f"forge-tools: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        server = gateway.mcp_server()  # before any server starts: its options are checked
+    except ValueError as exc:
+        gateway.close()
+        print(f"forge-tools: error: invalid search options: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     for name in config.disabled:
         print(f"forge-tools: server {name!r} is disabled; skipped", file=sys.stderr)
     try:
         gateway.start()
         _report(gateway)
-        server = gateway.mcp_server()
         try:
             serve(
                 gateway.view, transport=transport, host=host, port=port,

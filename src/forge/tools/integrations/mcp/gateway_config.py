@@ -11,6 +11,8 @@ the field and the variable, never the value. Keys other tools add (``autoApprove
 ``description``, ...) are ignored.
 
 Gateway options sit under ``"forge"``, at the top (``separator``, ``search_only``,
+``search``: ``{"limit": n, "max_active": n, "max_tokens": n, "pin": [names], "pin_used": n,
+"siblings": n, "toolkits": n}`` for each search-only session,
 ``timeout``, ``connect_timeout``, ``probe_interval``, ``reconnect``: ``{"first": s,
 "cap": s}``) or in an entry (``prefix``, ``timeout``,
 ``connect_timeout``, ``allow``, ``deny`` and ``tools``: per-tool ``{"timeout": s}``).
@@ -35,9 +37,11 @@ __all__ = [
     "GatewayConfig",
     "ServerConfig",
     "ServersFileError",
+    "SEARCH_OPTIONS",
     "expand_env",
     "load_servers",
     "parse_servers",
+    "search_options",
 ]
 
 DEFAULT_SEPARATOR = "__"
@@ -53,8 +57,14 @@ _KINDS: dict[str, Kind] = {
 }
 _SERVER_OPTIONS = frozenset({"prefix", "timeout", "connect_timeout", "allow", "deny", "tools"})
 _TOP_OPTIONS = frozenset(
-    {"separator", "search_only", "timeout", "connect_timeout", "reconnect", "probe_interval"}
-)
+    {"separator", "search_only", "search", "timeout", "connect_timeout", "reconnect",
+     "probe_interval"}
+)  # fmt: skip
+#: The ``search`` options of the file (and the CLI) and the `DeferredSession` argument of each.
+SEARCH_OPTIONS = {"limit": "search_limit", "max_active": "max_active", "pin": "pinned",
+                  "max_tokens": "max_tokens", "pin_used": "pin_used", "siblings": "siblings",
+                  "toolkits": "toolkits"}  # fmt: skip
+_MAY_BE_ZERO = frozenset({"pin_used", "siblings"})
 
 
 class ServersFileError(ForgeError, ValueError):
@@ -109,6 +119,9 @@ class GatewayConfig:
     """Between a server's name and its tools' names."""
     search_only: bool = False
     """Expose only ``search_tools`` and the tools it reveals (per session)."""
+    search: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword arguments of each search-only session's `DeferredSession` (``search_limit``,
+    ``max_active``, ``max_tokens``, ``pinned``, ``pin_used``, ``siblings``, ``toolkits``)."""
     probe_interval: float = 2.0
     """Seconds between liveness probes of each connected server."""
     reconnect_first: float = 0.5
@@ -227,6 +240,7 @@ def parse_servers(
         disabled=tuple(disabled),
         separator=sep,
         search_only=_flag(options.get("search_only", False), f"{where}: 'forge.search_only'"),
+        search=search_options(options.get("search", {}), f"{where}: 'forge.search'"),
     )
 
 
@@ -373,6 +387,30 @@ def _seconds(raw: Any, place: str) -> float:
     if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 < raw < 1e6:
         raise ServersFileError(f"{place} must be a positive number of seconds, got {raw!r}")
     return float(raw)
+
+
+def search_options(raw: Any, place: str) -> dict[str, Any]:
+    """The ``search`` options (see `SEARCH_OPTIONS`) as `DeferredSession` keyword arguments.
+
+    Raises:
+        ServersFileError: An option is unknown or not of its type (named with ``place``).
+    """
+    known = _options(raw, frozenset(SEARCH_OPTIONS), place)
+    out: dict[str, Any] = {}
+
+    def least(key: str) -> int:
+        return 0 if key in _MAY_BE_ZERO else 1
+
+    for key, value in known.items():
+        if key == "pin":
+            out["pinned"] = _patterns(value, f"{place}.pin")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < least(key):
+            raise ServersFileError(
+                f"{place}.{key} must be a whole number >= {least(key)}, got {value!r}"
+            )
+        else:
+            out[SEARCH_OPTIONS[key]] = value
+    return out
 
 
 def _flag(raw: Any, place: str) -> bool:

@@ -1,75 +1,99 @@
-"""An MCP server that lists only ``search_tools`` and, per session, the tools it revealed.
+"""An MCP server that lists only a search tool and, per session, the tools it revealed.
 
 With thousands of tools behind one endpoint, listing them all costs every turn
-their definitions and makes models choose worse. `SearchOnlyServer` lists one
-tool, ``search_tools`` (``query``, ``limit``), answered by the registry's search
-(BM25 over names, descriptions and parameters). The tools it finds are revealed
-to the session that searched: they join its ``tools/list``, the session is sent
-``notifications/tools/list_changed``, and only revealed tools may be called.
+their definitions and makes models choose worse. `SearchOnlyServer` gives each
+MCP session a `DeferredSession` over the registry (``registry.deferred("mcp")``):
+the session lists the search tool (``search_tools``) and its active set, pinned
+tools first. A search reveals its best matches to the session that searched:
+they join its ``tools/list`` and that session alone is sent
+``notifications/tools/list_changed``. A call of a tool that exists but is not
+active is answered with a failed result telling the model to search first.
+Tools withdrawn from the registry (a gateway's server went away) leave every
+session's active set, with ``list_changed`` to the sessions that had them; when
+they come back they can be found again.
 
 A session is a handshake-era connection (one stdio connection, one
 ``Mcp-Session-Id`` over HTTP). Requests of the stateless 2026-07-28 protocol
-carry no session, so they share one set of revealed tools, and its changes are
+carry no session, so they share one deferred session, and its changes are
 announced on every ``subscriptions/listen`` stream.
 """
 
 from __future__ import annotations
 
-import json
-import re
+import asyncio
+import threading
 import weakref
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.subscriptions import ToolsListChanged
-from mcp.shared.exceptions import MCPError
 
-from forge.tools import ToolRegistry, ToolView
+from forge.core.logging import get_logger
+from forge.tools import ToolCall, ToolRegistry, ToolResult, ToolView
+from forge.tools.deferral import DeferredSession
+from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.runner import CallRunner
 from forge.tools.integrations.mcp.server import MCPToolServer
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SEARCH_TOOL", "SHORT", "SearchOnlyServer"]
+    from forge.tools import ExecutionContext, RegistryEvent
 
-SEARCH_TOOL = "search_tools"
-SHORT = 160
-"""The most characters of a tool's description a search result shows."""
-_SENTENCE = re.compile(r"(?<=[.!?])\s")
-DEFAULT_LIMIT = 5
-MAX_LIMIT = 20
-_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {
-            "type": "string",
-            "description": "What the tool should do, in a few words ('time in a city').",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_LIMIT,
-            "description": f"How many tools to reveal at most (default {DEFAULT_LIMIT}).",
-        },
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-_DESCRIPTION = (
-    "Search the available tools by what they do. The tools found become callable from the "
-    "next step on (their definitions are added to the tool list). Search again with other "
-    "words when none fits."
-)
+__all__ = ["SearchOnlyServer"]
+
+logger = get_logger("mcp.server")
+_SEAT: ContextVar[_Seat | None] = ContextVar("forge_mcp_seat", default=None)
+
+
+class _Seat:
+    """One MCP session's deferred session and its search tool as listed."""
+
+    def __init__(self, session: DeferredSession) -> None:
+        self.session = session
+        definitions = session.tools()[-1:]  # the search tool comes last
+        self.search = listable_tools(definitions)[0]
+
+
+class _RunnerExecutor:
+    """What a `DeferredSession` runs calls with (an executor's methods) over a `CallRunner`."""
+
+    def __init__(self, runner: CallRunner) -> None:
+        self._runner = runner
+
+    async def execute_call(self, call: ToolCall, context: ExecutionContext | None) -> ToolResult:
+        """Run one call; its result is tagged with the call's id."""
+        result = await self._runner(call.name, dict(call.arguments))
+        return result.for_call(call.id, call.name)
+
+    async def execute_all(
+        self, calls: list[ToolCall], context: ExecutionContext | None
+    ) -> list[ToolResult]:
+        """Run calls concurrently."""
+        return list(await asyncio.gather(*(self.execute_call(c, context) for c in calls)))
+
+    def execute_all_sync(
+        self, calls: list[ToolCall], context: ExecutionContext | None
+    ) -> list[ToolResult]:
+        """Run calls from synchronous code (a thread without a running event loop)."""
+        return asyncio.run(self.execute_all(calls, context))
 
 
 class SearchOnlyServer(MCPToolServer):
-    """An `MCPToolServer` whose sessions see ``search_tools`` plus the tools it revealed.
+    """An `MCPToolServer` whose sessions see a search tool plus the tools it revealed.
 
     Args:
         registry: Every tool that can be revealed.
-        runner: Runs the calls of revealed tools (see `MCPToolServer`).
+        runner: Runs the calls of active tools (see `MCPToolServer`).
         name: The server name reported to clients.
+        options: Passed to each session's `DeferredSession` (``pinned``, ``max_active``,
+            ``search_limit``, ``search_name``, ...; ``inactive`` is ``"refuse"`` unless
+            given). Pinned names of tools not in the registry when a session starts are
+            left out of that session.
+
+    Raises:
+        ValueError: An option is invalid (see `DeferredSession`).
     """
 
     def __init__(
@@ -78,97 +102,150 @@ class SearchOnlyServer(MCPToolServer):
         *,
         runner: CallRunner | None = None,
         name: str = "forge-tools",
+        **options: Any,
     ) -> None:
         super().__init__(registry, runner=runner, name=name)
-        self._revealed: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-        self._shared: set[str] = set()
-        self._search_tool = types.Tool(
-            name=SEARCH_TOOL, description=_DESCRIPTION, input_schema=_SCHEMA
-        )
+        self._calls = _RunnerExecutor(self.runner)
+        self.runner = self._run_in_session
+        self._options = {"inactive": "refuse", **options}
+        self._pinned = tuple(self._options.pop("pinned", ()))
+        self._lock = threading.Lock()
+        self._seats: weakref.WeakKeyDictionary[Any, _Seat] = weakref.WeakKeyDictionary()
+        self._shared: _Seat | None = None
+        self._waiting: set[Any] = set()
+        self.search_name: str = self._new_seat(None).session.search_tool.name
+        """The search tool's name."""
 
-    def revealed(self, session: Any = None) -> set[str]:
-        """The names revealed to ``session`` (``None``: to requests without a session)."""
-        if session is None:
-            return self._shared
-        try:
-            return self._revealed.setdefault(session, set())
-        except TypeError:  # a session that cannot be weakly referenced: no sessions then
-            return self._shared
+    def session(self, key: Any = None) -> DeferredSession:
+        """The deferred session of an MCP session (``None``: of requests without a session)."""
+        return self._seat(key).session
 
-    def _session_of(self, ctx: ServerRequestContext[Any]) -> Any:
+    # -- seats ------------------------------------------------------------------------
+
+    def _seat(self, key: Any) -> _Seat:
+        with self._lock:
+            seat = self._shared if key is None else self._seats.get(key)
+        if seat is not None:
+            return seat
+        seat = self._new_seat(key)
+        with self._lock:
+            if key is None:
+                self._shared = self._shared or seat
+                return self._shared
+            return self._seats.setdefault(key, seat)
+
+    def _new_seat(self, key: Any) -> _Seat:
+        target = None if key is None else weakref.ref(key)
+        pinned = [n for n in self._pinned if n in self.registry]
+        session = DeferredSession(
+            self.registry, "mcp", pinned=pinned, executor=self._calls,
+            on_change=lambda _active: self._notify(target), **self._options,
+        )  # fmt: skip
+        return _Seat(session)
+
+    def _key_of(self, ctx: ServerRequestContext[Any]) -> Any:
+        """The MCP session a request belongs to (a weakly referable object), or ``None``."""
         connection = getattr(ctx.session, "_connection", None)
         if connection is not None and connection in self._connections:
             return connection
         if ctx.session in self._plain_sessions:
+            try:
+                weakref.ref(ctx.session)
+            except TypeError:
+                return None
             return ctx.session
         return None
+
+    def _all_seats(self) -> list[_Seat]:
+        with self._lock:
+            seats = list(self._seats.values())
+            return [*seats, self._shared] if self._shared is not None else seats
+
+    # -- handlers ---------------------------------------------------------------------
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        shown = self.revealed(self._session_of(ctx))
-        tools = [t for t in self._tools() if t.name in shown]
-        return types.ListToolsResult(tools=[self._search_tool, *tools])
+        seat = self._seat(self._key_of(ctx))
+        listed = {t.name: t for t in self._tools()}
+        active = [listed[n] for n in seat.session.active() if n in listed]
+        return types.ListToolsResult(tools=[seat.search, *active])
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
-        return dict(_SCHEMA) if name == SEARCH_TOOL else super()._input_schema(name)
+        if name == self.search_name:
+            return dict(self._seat(None).search.input_schema)
+        return super()._input_schema(name)
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        session = self._session_of(ctx)
-        if params.name == SEARCH_TOOL:
-            return await self._search(ctx, session, dict(params.arguments or {}))
-        if params.name not in self.revealed(session):
-            if params.name not in self.registry:
-                raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
-            return _error(
-                f"Tool {params.name!r} has not been revealed in this session: call "
-                f"{SEARCH_TOOL} with what you need first."
-            )
-        return await super()._call_tool(ctx, params)
+        token = _SEAT.set(self._seat(self._key_of(ctx)))
+        try:
+            return await super()._call_tool(ctx, params)
+        finally:
+            _SEAT.reset(token)
 
-    async def _search(
-        self, ctx: ServerRequestContext[Any], session: Any, arguments: dict[str, Any]
-    ) -> types.CallToolResult:
-        query, limit = arguments.get("query"), arguments.get("limit", DEFAULT_LIMIT)
-        if not isinstance(query, str) or not query.strip():
-            return _error("search_tools needs a 'query': a few words saying what the tool does.")
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-            return _error(f"'limit' must be an integer from 1 to {MAX_LIMIT}, got {limit!r}.")
-        found = self.registry.search(query, limit=limit)
-        shown = self.revealed(session)
-        new = [t.name for t in found if t.name not in shown]
-        shown.update(new)
-        if new:
-            await self._announce_to(ctx, session)
-        rows = [{"name": t.name, "description": _first_sentence(t.description)} for t in found]
-        text = (
-            json.dumps({"revealed": rows}, ensure_ascii=False)
-            if rows
-            else f"No tool matches {query!r}; search again with other words."
-        )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content={"revealed": rows},
-        )
+    async def _run_in_session(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """The `CallRunner` of this server: the call goes through the caller's session."""
+        seat = _SEAT.get() or self._seat(None)
+        results = await seat.session.aexecute_all([ToolCall.create(name, arguments)])
+        return results[0]
 
-    async def _announce_to(self, ctx: ServerRequestContext[Any], session: Any) -> None:
-        """Tell the searching session its list changed (sessionless: every listener)."""
-        if session is None:
-            await self._bus.publish(ToolsListChanged())
+    # -- list_changed -----------------------------------------------------------------
+
+    def _on_registry_event(self, event: RegistryEvent) -> None:
+        """A registry change: withdrawn tools leave every session; sessions showing it are told."""
+        seats = self._all_seats()
+        if event.type == "cleared":
+            for seat in seats:
+                seat.session.discard(seat.session.active())
+                if seat.session.pinned:
+                    self._notify_seat(seat)
+            return
+        name = event.name or ""
+        for seat in seats:
+            if name not in seat.session.active():
+                continue
+            if event.type == "removed" and seat.session.discard([name]):
+                continue  # discarding told the session
+            self._notify_seat(seat)
+
+    def _notify_seat(self, seat: _Seat) -> None:
+        if seat is self._shared:
+            self._notify(None)
+            return
+        with self._lock:
+            keys = [k for k, s in self._seats.items() if s is seat]
+        for key in keys:
+            self._notify(weakref.ref(key))
+
+    def _notify(self, target: weakref.ref[Any] | None) -> None:
+        """Tell a session (``None``: every ``listen`` stream) its list changed; any thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
             return
         try:
-            await ctx.session.send_tool_list_changed()
-        except Exception:  # a client that went away: nothing to tell
+            loop.call_soon_threadsafe(self._send_soon, target)
+        except RuntimeError:  # the loop closed between the check and the call
             return
 
+    def _send_soon(self, target: weakref.ref[Any] | None) -> None:
+        if target in self._waiting:
+            return  # a burst of changes is announced once
+        self._waiting.add(target)
+        task = asyncio.get_running_loop().create_task(self._send(target))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-def _first_sentence(text: str) -> str:
-    """The first sentence of a description, at most `SHORT` characters (the rest is listed)."""
-    first = _SENTENCE.split(text.strip(), maxsplit=1)[0].strip()
-    return first if len(first) <= SHORT else first[: SHORT - 1].rstrip() + "…"
-
-
-def _error(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+    async def _send(self, target: weakref.ref[Any] | None) -> None:
+        self._waiting.discard(target)
+        if target is None:
+            await self._bus.publish(ToolsListChanged())
+            return
+        session = target()
+        if session is None:
+            return
+        try:
+            await session.send_tool_list_changed()
+        except Exception:  # a client that went away: nothing to tell
+            logger.debug("dropping a list_changed for a closed session", exc_info=True)

@@ -34,6 +34,7 @@ from forge.tools.integrations.mcp._events import DEFAULT_RETRY_MS, RecentEvents
 from forge.tools.integrations.mcp._hosts import HostGuard, HostPolicy
 from forge.tools.integrations.mcp._http import BearerAuth, HttpServer, is_loopback
 from forge.tools.integrations.mcp._sessions import SessionBudget
+from forge.tools.integrations.mcp._stdout import stdout_lines
 from forge.tools.integrations.mcp.limits import HttpLimits
 from forge.tools.integrations.mcp.server import MCPToolServer
 
@@ -161,7 +162,11 @@ async def serve_stdio(server: MCPToolServer) -> None:
     """
     stdin = await _stdin_lines()
     try:
-        async with server.announcing_changes(), stdio_server(stdin=stdin) as (read, write):
+        async with (
+            stdout_lines() as stdout,
+            server.announcing_changes(),
+            stdio_server(stdin=stdin, stdout=stdout) as (read, write),  # type: ignore[arg-type]
+        ):
             await server.lowlevel.run(read, write, server.initialization_options())
     except* (BrokenPipeError, ConnectionResetError):
         pass

@@ -198,7 +198,7 @@ class MCPToolServer:
                 result = await self.runner(name, dict(params.arguments or {}))
         finally:
             CLIENT.reset(token)
-        if result.error_kind is ErrorKind.UNKNOWN_TOOL:
+        if result.error_kind is ErrorKind.UNKNOWN_TOOL and name not in self.registry:
             raise MCPError(types.INVALID_PARAMS, result.error or f"Unknown tool: {name}")
         found = self.registry.get(name)
         schema = found.output_schema if found is not None else None

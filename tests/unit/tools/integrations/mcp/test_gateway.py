@@ -196,27 +196,82 @@ def test_three_servers_over_http(tmp_path: Path, site: str) -> None:
 
 
 def test_search_only_over_stdio(tmp_path: Path) -> None:
-    """--search-only: the session lists search_tools, searches, is told, then sees and calls."""
+    """--search-only with session options: a pin, a search with siblings, list_changed, a call."""
     setup = Setup(tmp_path)
     git = git_server(setup.repo)  # one server is enough here: a smaller, faster gateway
     setup.path.write_text(json.dumps({"mcpServers": {"git": {"command": git[0], "args": git[1:]}}}))
     params = StdioServerParameters(
         command=FORGE_TOOLS,
-        args=["serve", "--servers", str(setup.path), "--search-only"],
+        args=["serve", "--servers", str(setup.path), "--search-only", "--pin", "git__git_log",
+              "--search-limit", "3", "--siblings", "2", "--max-tokens", "8000"],
         env={"PYTHONPATH": server_env()["PYTHONPATH"], "HOME": str(tmp_path)},
-    )
+    )  # fmt: skip
 
     async def body() -> None:
         async with watched(params) as gateway:
-            assert await gateway.names() == {"search_tools"}
+            assert await gateway.names() == {"search_tools", "git__git_log"}
             before = gateway.changes
             found = await gateway.call("search_tools", {"query": "git status of a repository"})
-            revealed = {row["name"] for row in json.loads(_text(found))["revealed"]}
+            revealed = {row["name"] for row in json.loads(_text(found))["tools"]}
             assert "git__git_status" in revealed
+            assert 3 < len(revealed) <= 5  # three matches, two more of their server's tools
             names = await gateway.wait_until(lambda n: "git__git_status" in n)
             assert gateway.changes > before
-            assert names == {"search_tools", *revealed}
+            assert names == {"search_tools", "git__git_log", *revealed}
             status = await gateway.call("git__git_status", {"repo_path": str(setup.repo)})
             assert "notes.txt" in _text(status)
 
     asyncio.run(body())
+
+
+def test_search_only_sessions_over_http(tmp_path: Path) -> None:
+    """Over HTTP each session has its own reveals; a crashed server's tools leave the sessions.
+
+    Session A searches: only A is told and lists the tools; B neither lists nor may call
+    them. The time server is killed: A is told and its list loses the time tool; back up,
+    the tool is found again by a search.
+    """
+    setup = Setup(tmp_path)
+    document = json.loads(setup.path.read_text())
+    del document["mcpServers"]["fetch"]
+    document["forge"]["search_only"] = True
+    setup.path.write_text(json.dumps(document))
+    server = HttpServer("--servers", str(setup.path))
+
+    async def body() -> None:
+        async with watched(server.url) as a, watched(server.url) as b:
+            assert await a.names() == {"search_tools"}
+            found = await a.call("search_tools", {"query": "current time in a timezone"})
+            revealed = {row["name"] for row in json.loads(_text(found))["tools"]}
+            assert "time__get_current_time" in revealed
+            names = await a.wait_until(lambda n: "time__get_current_time" in n)
+            assert names == {"search_tools", *revealed}
+            now = await a.call("time__get_current_time", {"timezone": "UTC"})
+            assert json.loads(_text(now))["timezone"] == "UTC"
+            assert await b.names() == {"search_tools"}
+            refused = await b.call("time__get_current_time", {"timezone": "UTC"})
+            assert refused.is_error
+            assert "call search_tools" in _text(refused)
+            assert b.changes == 0
+
+            setup.flag.touch()
+            os.kill(setup.time_pid(), signal.SIGKILL)
+            names = await a.wait_until(lambda n: not n & TIME_TOOLS)
+            assert names == {"search_tools", *(revealed - TIME_TOOLS)}
+            setup.flag.unlink()
+            async with asyncio.timeout(60):  # back: found again by a search, not before
+                while "time__get_current_time" not in await _search(a, "current time"):
+                    await asyncio.sleep(0.2)
+            await a.wait_until(lambda n: "time__get_current_time" in n)
+            assert await b.names() == {"search_tools"}
+            assert b.changes == 0  # none of it concerned B
+
+    try:
+        asyncio.run(body())
+    finally:
+        assert server.stop() == 0
+
+
+async def _search(gateway: Watched, query: str) -> set[str]:
+    found = await gateway.call("search_tools", {"query": query})
+    return {row["name"] for row in json.loads(_text(found))["tools"]}

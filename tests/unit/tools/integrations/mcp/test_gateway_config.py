@@ -159,6 +159,11 @@ def test_a_bad_header_value_type_does_not_show_the_value() -> None:
         ({"mcp": {}}, "expected 'mcpServers'"),
         ({"mcpServers": {}, "forge": {"separator": "."}}, "the separator '.'"),
         ({"mcpServers": {}, "forge": {"search_only": "yes"}}, "must be true or false"),
+        ({"mcpServers": {}, "forge": {"search": {"limit": 0}}}, "search'.limit must be a whole"),
+        ({"mcpServers": {}, "forge": {"search": {"pin": 3}}}, "search'.pin must be a list"),
+        ({"mcpServers": {}, "forge": {"search": {"top": 3}}}, "unknown option 'top'"),
+        ({"mcpServers": {}, "forge": {"search": {"siblings": -1}}}, "siblings must be a whole"),
+        ({"mcpServers": {}, "forge": {"search": []}}, "'forge.search' must be an object"),
     ],
 )
 def test_bad_documents_are_named(document: Any, message: str) -> None:
@@ -191,3 +196,16 @@ def test_the_readme_example_is_a_valid_servers_file() -> None:
     assert tickets.headers == {"Authorization": "Bearer t0ken"}
     assert (config.probe_interval, config.reconnect_first, config.reconnect_cap) == (2, 0.5, 30)
     assert time_.prefix == "time__"
+
+
+def test_search_options_become_the_sessions_arguments() -> None:
+    """``forge.search`` maps to DeferredSession's keyword arguments."""
+    config = parse_servers(
+        {"mcpServers": {}, "forge": {"search_only": True,
+                                     "search": {"limit": 3, "max_active": 9, "pin": ["a__b"]}}},
+        {},
+    )  # fmt: skip
+    assert config.search == {"search_limit": 3, "max_active": 9, "pinned": ("a__b",)}
+    more = {"max_tokens": 2000, "pin_used": 2, "siblings": 0, "toolkits": 2}
+    config = parse_servers({"mcpServers": {}, "forge": {"search": more}}, {})
+    assert config.search == more

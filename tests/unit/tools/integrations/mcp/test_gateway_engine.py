@@ -8,6 +8,7 @@ One in-process `Gateway` over two real server processes: the test tools of this 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -113,7 +114,7 @@ async def _session_names(client: Client) -> set[str]:
 
 def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
     """Each session sees search_tools; what one reveals joins its list only, with list_changed."""
-    server = SearchOnlyServer(gateway.view, runner=gateway.run)
+    server = SearchOnlyServer(gateway.view, runner=gateway.run, search_limit=3)
     told: list[str] = []
 
     async def on_message(message: Any) -> None:
@@ -130,8 +131,8 @@ def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
             early = await a.call_tool("clock__get_current_time", {"timezone": "UTC"})
             assert early.is_error
             assert "call search_tools" in early.content[0].text  # type: ignore[union-attr]
-            found = await a.call_tool("search_tools", {"query": "current time zone", "limit": 3})
-            revealed = {r["name"] for r in json.loads(found.content[0].text)["revealed"]}  # type: ignore[union-attr]
+            found = await a.call_tool("search_tools", {"query": "current time zone"})
+            revealed = {r["name"] for r in json.loads(found.content[0].text)["tools"]}  # type: ignore[union-attr]
             assert "clock__get_current_time" in revealed
             async with asyncio.timeout(10):
                 while not told:
@@ -143,6 +144,25 @@ def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
             assert "fails" not in str(revealed)  # denied tools are never revealed
 
     asyncio.run(body())
+    server.close()
+
+
+def test_search_options_group_by_server_and_pin_from_the_gateway_s_metrics(
+    gateway: Gateway,
+) -> None:
+    """``siblings`` groups tools by their server; ``pin_used`` reads the gateway's metrics."""
+    searching = dataclasses.replace(gateway.config, search_only=True,
+                                    search={"siblings": 2, "pin_used": 1})  # fmt: skip
+    other = Gateway(searching)
+    options = other.search_options()
+    assert options["groups"](gateway.view.get_or_raise("clock__get_current_time")) == "clock"
+    assert options["groups"](gateway.view.get_or_raise("ours__add")) == "ours"
+    assert options["usage"] is other.metrics
+    assert _run(gateway, "clock__get_current_time", {"timezone": "UTC"}).success
+    server = SearchOnlyServer(gateway.view, runner=gateway.run, usage=gateway.metrics,
+                              pin_used=1)  # fmt: skip
+    assert server.session().pinned[0] in gateway.metrics.snapshot().tools
+    other.close()
     server.close()
 
 
