@@ -147,7 +147,8 @@ class ToolReads(RunMethods):
                 a predicate. They are sent with ``"defer_loading": true``.
             tool_search: With ``defer``: add the provider's search tool last (``True``:
                 its default variant, Anthropic's BM25; or a variant's name: ``"regex"``);
-                ``False`` adds none.
+                ``False`` adds none; ``"client"`` adds a search run by the client (answer
+                it with ``deferred(provider, native=True)``).
 
         The definitions are cached per registry version and read-only (shared by every
         caller; ``copy.deepcopy`` gives a mutable copy); the list is new on each call.
@@ -186,6 +187,7 @@ class ToolReads(RunMethods):
         toolkits: int = 1,
         usage: Usage | None = None,
         pin_used: int = 0,
+        native: bool = False,
     ) -> DeferredSession:
         """Start a conversation that loads tools as the model searches for them (any provider).
 
@@ -194,8 +196,10 @@ class ToolReads(RunMethods):
         search tool called ``search_name`` backed by `search`; ``session.run_turn(response)``
         runs the calls and reveals what each search found; ``max_tokens`` bounds what
         ``tools()`` sends, ``groups`` and ``siblings`` reveal a found tool's toolkit,
-        ``pin_used`` pins the most-called tools of ``usage``. See
-        `forge.tools.deferral.DeferredSession` for every argument.
+        ``pin_used`` pins the most-called tools of ``usage``; ``native=True`` (Anthropic,
+        OpenAI Responses) sends every other tool ``defer_loading`` with a client tool
+        search that this session answers. See `forge.tools.deferral.DeferredSession` for
+        every argument.
 
         Raises:
             UnsupportedProviderError: ``provider`` is none of the formats' providers.
@@ -208,7 +212,7 @@ class ToolReads(RunMethods):
                                inactive=inactive, executor=executor, context=context,
                                strict=strict, on_change=on_change, max_tokens=max_tokens,
                                groups=groups, siblings=siblings, toolkits=toolkits,
-                               usage=usage, pin_used=pin_used)  # fmt: skip
+                               usage=usage, pin_used=pin_used, native=native)  # fmt: skip
 
     def conversion(
         self,

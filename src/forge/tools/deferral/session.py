@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from forge.tools.deferral._toolkits import GroupSpec
     from forge.tools.deferral._usage import Usage
     from forge.tools.model.tool import Tool
-    from forge.tools.turns import Turn, TurnStream
+    from forge.tools.turns import AssistantTurn, Turn, TurnStream
     from forge.tools.values.calls import ToolCall
     from forge.tools.values.context import ExecutionContext
 
@@ -139,6 +139,13 @@ class DeferredSession:
             metrics, if it keeps any.
         pin_used: Also pin the (at most) this many tools ``usage`` counts most calls of
             (tools no longer in ``source`` are passed over).
+        native: Keep the provider's native deferred loading (Anthropic, OpenAI
+            Responses), with the search run here: `tools` sends the pinned tools, every
+            other tool marked ``defer_loading`` and the client search tool (Anthropic:
+            ``search_tools``; Responses: ``{"type": "tool_search", "execution":
+            "client"}``); the turn methods answer each search with what `search` finds,
+            as ``tool_reference`` blocks (Anthropic) or a ``tool_search_output`` item
+            holding the definitions (Responses), and `Turn.revealed` names them.
 
     Raises:
         UnsupportedProviderError: ``provider`` is none of the formats' providers.
@@ -146,7 +153,9 @@ class DeferredSession:
         ToolDefinitionError: ``search_name`` is not a valid tool name.
         ValueError: ``search_name`` is taken, a limit is not a positive number,
             ``search_limit`` is over ``max_active``, the pinned tools and the search tool
-            alone are over ``max_tokens``, or ``pin_used`` has no ``usage`` to read.
+            alone are over ``max_tokens``, ``pin_used`` has no ``usage`` to read, or
+            ``native`` is given with ``max_tokens``.
+        NoNativeSearchError: ``native`` for a provider without native deferred loading.
         TypeError: ``groups`` or ``usage`` is none of the accepted kinds.
     """
 
@@ -170,8 +179,12 @@ class DeferredSession:
         toolkits: int = 1,
         usage: Usage | None = None,
         pin_used: int = 0,
+        native: bool = False,
     ) -> None:
         self.provider = _format_provider(provider)
+        self.native = _native_of(native, self.provider, max_tokens)
+        """Whether `tools` sends every tool deferred to the provider's own tool search,
+        answered here (``tool_search="client"``)."""
         self._on_change = on_change
         for label, value in (("max_active", max_active), ("search_limit", search_limit),
                              ("toolkits", toolkits), ("max_tokens", max_tokens or 1)):  # fmt: skip
@@ -213,6 +226,7 @@ class DeferredSession:
         self._lock = threading.Lock()
         self._revealed: OrderedDict[str, None] = OrderedDict()
         self._cache: tuple[Any, list[Any]] | None = None
+        self._native: tuple[Any, list[Any], dict[str, Any]] | None = None
         if source.get(search_name) is not None:
             raise ValueError(
                 f"search_name={search_name!r} is already a tool's name in the registry; "
@@ -321,6 +335,8 @@ class DeferredSession:
         """
         from forge.tools.formats import convert_all
 
+        if self.native:
+            return list(self._native_definitions()[0])
         names = self.active()
         key = (self._source.version, tuple(names))
         cached = self._cache
@@ -331,6 +347,28 @@ class DeferredSession:
                                   strict=self._strict).definitions  # fmt: skip
         self._cache = (key, list(definitions))
         return list(definitions)
+
+    def _native_definitions(self) -> tuple[list[Any], dict[str, Any]]:
+        """With ``native``: every tool (those not pinned deferred) and the client search
+        tool; and the deferred definitions by name (what a search loads)."""
+        from forge.tools.deferral._client import client_search_definition
+        from forge.tools.formats import convert_all
+        from forge.tools.formats.deferral import defer_definitions
+
+        key = (self._source.version, None)
+        cached = self._native
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        found = [t for t in map(self._source.get, self._source.names()) if t is not None]
+        exported = convert_all(found, self.provider, strict=self._strict).definitions
+        deferred = [t.name for t in found if t.name not in self._pinned]
+        definitions = defer_definitions(exported, deferred, self.provider, add_search=False)
+        later = set(deferred)
+        by_name = {d["name"]: d for d in definitions if d.get("name") in later}
+        definitions.append(client_search_definition(self.search_tool, self.provider,
+                                                    strict=self._strict))  # fmt: skip
+        self._native = (key, definitions, by_name)
+        return definitions, by_name
 
     # -- searching --------------------------------------------------------------------
 
@@ -417,22 +455,44 @@ class DeferredSession:
         """
         from forge.tools.turns import read_finished
 
-        assistant = read_finished(response, self._turns())
-        return assistant.answer(self.execute_all(assistant.calls))
+        assistant = self._searches(read_finished(response, self._turns()))
+        return self._replied(assistant.answer(self.execute_all(assistant.calls)))
 
     async def arun_turn(self, response: Any) -> Turn:
         """`run_turn` for async code (also takes an async stream); calls run concurrently."""
         from forge.tools.turns import aread_finished
 
-        assistant = await aread_finished(response, self._turns())
-        return assistant.answer(await self.aexecute_all(assistant.calls))
+        assistant = self._searches(await aread_finished(response, self._turns()))
+        return self._replied(assistant.answer(await self.aexecute_all(assistant.calls)))
 
     def stream_turn(self, stream: Any) -> TurnStream:
         """Read a streamed response: iterate for its text, then read ``.turn``."""
         from forge.tools.turns import TurnBuilder, TurnStream
 
+        if self.native:
+            from forge.tools.deferral._client import NativeTurnStream
+
+            return NativeTurnStream(stream, self._turns(), self.search_tool.name,
+                                    run_all=self.execute_all, run_one=self._run_one,
+                                    definitions=lambda: self._native_definitions()[1])  # fmt: skip
         return TurnStream(stream, TurnBuilder(self._turns()), run_all=self.execute_all,
                           run_one=self._run_one)  # fmt: skip
+
+    def _searches(self, assistant: AssistantTurn) -> AssistantTurn:
+        """With ``native``: the turn with its client tool searches as calls of the search tool."""
+        if not self.native:
+            return assistant
+        from forge.tools.deferral._client import with_client_searches
+
+        return with_client_searches(assistant, self.search_tool.name)
+
+    def _replied(self, turn: Turn) -> Turn:
+        """With ``native``: the turn with its searches answered in the provider's form."""
+        if not self.native:
+            return turn
+        from forge.tools.deferral._client import with_search_replies
+
+        return with_search_replies(turn, self.search_tool.name, self._native_definitions()[1])
 
     def _turns(self) -> str:
         from forge.tools.turns import turn_provider
@@ -520,6 +580,30 @@ _NOT_RUN = frozenset({ErrorKind.UNKNOWN_TOOL, ErrorKind.DENIED})
 def _metrics_of(executor: Any) -> Any:
     """The executor's `ExecutionMetrics`, or ``None`` (no executor, or it keeps none)."""
     return getattr(executor, "metrics", None) if executor is not None else None
+
+
+def _native_of(native: object, provider: str, max_tokens: int | None) -> bool:
+    """``native`` checked against the provider and the other options.
+
+    Raises:
+        NoNativeSearchError: The provider has no native deferred loading.
+        ValueError: ``max_tokens`` is given too, or ``native`` is not a bool.
+    """
+    if not isinstance(native, bool):
+        raise TypeError(f"native must be True or False, got {native!r}")
+    if not native:
+        return False
+    from forge.tools.formats.deferral import NATIVE_SEARCH, NoNativeSearchError
+
+    if provider not in NATIVE_SEARCH:
+        raise NoNativeSearchError(provider)
+    if max_tokens is not None:
+        raise ValueError(
+            "max_tokens bounds what a search-tool session sends; with native=True every "
+            "tool is sent deferred (the provider loads only what a search finds): pass "
+            "one or the other"
+        )
+    return True
 
 
 def _checked_names(source: _Source, names: Iterable[str] | str, what: str) -> list[str]:

@@ -6,7 +6,8 @@ Accepted: a ``Message``, a list of content blocks, or one block; as dicts or SDK
 
 `revealed` reads the other side of the API's own tool search: the names in the
 ``tool_reference`` blocks of each ``tool_search_tool_result``, the deferred tools the
-search loaded for the model.
+search loaded for the model; and, for a search the client runs (a custom tool search),
+those of each ``tool_result`` whose content holds ``tool_reference`` blocks.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ def revealed(obj: Any) -> list[str]:
     """
     names: list[str] = []
     for block in _blocks(obj):
+        if field(block, "type") == "tool_result":
+            _referenced(field(block, "content"), names)
+            continue
         if field(block, "type") != "tool_search_tool_result":
             continue
         result = field(block, "content")
@@ -61,8 +65,15 @@ def revealed(obj: Any) -> list[str]:
             raise ToolCallFormatError(
                 f"a tool_search_tool_result's tool_references is not a list: {shown(block, 200)}"
             )
-        for reference in references:
-            name = field(reference, "tool_name")
-            if field(reference, "type") == "tool_reference" and isinstance(name, str) and name:
-                names.append(name)
+        _referenced(references, names)
     return names
+
+
+def _referenced(content: Any, names: list[str]) -> None:
+    """Add the names of the ``tool_reference`` blocks of a ``tool_result``'s content."""
+    if not isinstance(content, list | tuple):
+        return  # text content: a result that loads nothing
+    for reference in content:
+        name = field(reference, "tool_name")
+        if field(reference, "type") == "tool_reference" and isinstance(name, str) and name:
+            names.append(name)
