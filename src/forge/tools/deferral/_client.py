@@ -74,17 +74,19 @@ def with_client_searches(assistant: AssistantTurn, search_name: str) -> Assistan
 def with_search_replies(turn: Turn, search_name: str, definitions: Mapping[str, Any]) -> Turn:
     """``turn`` with the replies to its searches in the provider's client-search form.
 
-    ``definitions`` are the request's definitions by name (those a Responses
-    ``tool_search_output`` loads). A failed search keeps its error text: as an
-    ``is_error`` ``tool_result`` (Anthropic), or an empty ``tool_search_output`` followed
-    by a developer message saying what was wrong (Responses).
+    ``definitions`` are the request's deferred definitions by name: what a Responses
+    ``tool_search_output`` loads, and the only tools a ``tool_reference`` may name. A
+    failed search keeps its error text: as an ``is_error`` ``tool_result`` (Anthropic), or
+    an empty ``tool_search_output`` followed by a developer message saying what was wrong
+    (Responses).
     """
     searched = {r.call_id: r for r in turn.results if r.tool_name == search_name}
     if not searched:
         return turn
     loaded: list[str] = []
     if turn.provider == "anthropic":
-        replies = [_anthropic_reply(reply, searched, loaded) for reply in turn.replies]
+        replies = [_anthropic_reply(reply, searched, definitions, loaded)
+                   for reply in turn.replies]  # fmt: skip
     else:
         replies = []
         for reply in turn.replies:
@@ -105,7 +107,10 @@ def _found(result: ToolResult) -> list[str] | None:
 
 
 def _anthropic_reply(
-    reply: dict[str, Any], searched: Mapping[str | None, ToolResult], loaded: list[str]
+    reply: dict[str, Any],
+    searched: Mapping[str | None, ToolResult],
+    definitions: Mapping[str, Any],
+    loaded: list[str],
 ) -> dict[str, Any]:
     content = reply.get("content")
     if not isinstance(content, list):
@@ -113,7 +118,8 @@ def _anthropic_reply(
     blocks = []
     for block in content:
         result = searched.get(block.get("tool_use_id")) if isinstance(block, Mapping) else None
-        names = _found(result) if result is not None else None
+        # a reference must name a deferred tool of the request
+        names = [n for n in _found(result) or () if n in definitions] if result else None
         if names:  # a search that found nothing keeps its text: a tool_result needs content
             loaded += names
             blocks.append({**block, "content": [{"type": "tool_reference", "tool_name": n}

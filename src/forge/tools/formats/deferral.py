@@ -14,8 +14,10 @@ anthropic          ``{"type": "tool_search_tool_bm25_20251119", "name":
 openai-responses   ``{"type": "tool_search"}`` (run by OpenAI; ``search="server"``)
 =================  ====================================================================
 
-Other providers have no tool search of their own: use a search-tool session
-(``registry.deferred(provider)``), which works everywhere.
+Both also take a search the client runs (``tool_search="client"``, built in
+`forge.tools.deferral`: a ``search_tools`` tool for Anthropic, ``{"type": "tool_search",
+"execution": "client", ...}`` for Responses). Other providers have no tool search of their
+own: use a search-tool session (``registry.deferred(provider)``), which works everywhere.
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ class NoNativeSearchError(UnsupportedProviderError):
         else:
             message = (
                 f"search={search!r} is not a {provider} tool search; choose one of "
-                f"{', '.join(repr(v) for v in variants)} (or None to add no search tool)"
+                f"{', '.join(repr(v) for v in variants)} (or None to add no search tool; "
+                "tool_search='client' runs the search yourself, answered by "
+                f"registry.deferred({provider!r}, native=True))"
             )
         Exception.__init__(self, message)
 

@@ -275,3 +275,45 @@ def test_any_search_arguments_get_one_output_never_a_crash(arguments: Any) -> No
 
 
 SESSION = registry().deferred("openai-responses", native=True)
+
+
+def test_searches_and_calls_in_one_turn_keep_their_own_replies() -> None:
+    from anthropic.types import MessageParam
+    from openai.types.responses import ResponseInputItemParam
+
+    session = registry().deferred("openai-responses", native=True)
+    first = golden("responses_client_response.json")
+    first["output"].append({"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                            "name": "get_weather", "arguments": '{"location": "Oslo"}',
+                            "status": "completed"})  # fmt: skip
+    turn = session.run_turn(first)
+    kinds = [m["type"] for m in turn.replies]
+    assert kinds == ["tool_search_output", "function_call_output"]
+    for item in turn.messages:
+        exact(ResponseInputItemParam, item)
+
+    anthropic = registry().deferred("anthropic", native=True)
+    message = golden("anthropic_client_message.json")
+    message["content"].append({"type": "tool_use", "id": "toolu_2", "name": "get_weather",
+                               "input": {"location": "Oslo"}})  # fmt: skip
+    turn = anthropic.run_turn(message)
+    search, weather = turn.messages[-1]["content"]
+    assert search["content"][0]["type"] == "tool_reference"
+    assert json.loads(weather["content"]) == {"location": "Oslo", "temp": 21}
+    exact(MessageParam, turn.messages[-1])
+    assert revealed_tools(turn.messages[-1], "anthropic") == list(turn.revealed)
+
+
+def test_revealed_tools_reads_only_tool_references() -> None:
+    message = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "plain text"},
+        {"type": "tool_result", "tool_use_id": "b", "content": [
+            {"type": "text", "text": "x"}, {"type": "tool_reference", "tool_name": "find_recipe"},
+            {"type": "tool_reference", "tool_name": ""}]},
+    ]}  # fmt: skip
+    assert revealed_tools(message, "anthropic") == ["find_recipe"]
+
+
+def test_an_unknown_tool_search_variant_points_to_client() -> None:
+    with pytest.raises(NoNativeSearchError, match="client"):
+        registry().to_provider("anthropic", defer=True, tool_search="vector")
