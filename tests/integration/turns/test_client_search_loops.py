@@ -154,3 +154,50 @@ def test_anthropic_client_search_stream(api: StubAPI) -> None:
     assert turn.revealed[0] == "convert_currency"
     (result,) = turn.messages[-1]["content"]
     assert result["content"][0] == {"type": "tool_reference", "tool_name": "convert_currency"}
+
+
+def responses_events(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Responses stream of ``response``: created, each item added and done, completed."""
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "sequence_number": 0,
+         "response": {**response, "status": "in_progress", "output": []}},
+    ]  # fmt: skip
+    for index, item in enumerate(response["output"]):
+        for kind in ("response.output_item.added", "response.output_item.done"):
+            events.append({"type": kind, "output_index": index, "item": item,
+                           "sequence_number": len(events)})  # fmt: skip
+    events.append({"type": "response.completed", "response": response,
+                   "sequence_number": len(events)})  # fmt: skip
+    return events
+
+
+def test_responses_client_search_async_stream(api: StubAPI) -> None:
+    """AsyncOpenAI, streamed: the search item is answered once the stream ends."""
+    import asyncio
+
+    from openai import AsyncOpenAI
+    from openai.types.responses import ResponseInputItemParam
+
+    from tests.integration.turns.stub import sse
+
+    api.queue(sse(responses_events(golden("responses_client_response.json"))))
+    registry: ToolRegistry = namespace()["registry"]
+    session = registry.deferred("openai-responses", native=True)
+
+    async def turn() -> Any:
+        client = AsyncOpenAI()
+        stream = await client.responses.create(model="gpt-5.4", input="100 EUR in USD?",
+                                               tools=session.tools(), stream=True)  # fmt: skip
+        turn_stream = session.stream_turn(stream)
+        async for _ in turn_stream:
+            pass
+        await client.close()
+        return turn_stream.turn
+
+    done = asyncio.run(turn())
+    assert not done.done
+    assert done.revealed[0] == "convert_currency"
+    search_call, output = done.messages
+    assert search_call["call_id"] == output["call_id"] == "call_ts_01"
+    for item in done.messages:
+        exact(ResponseInputItemParam, item)
