@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forge.tools.search._embedding import DIMENSIONS, embed, similarity
 
@@ -98,3 +100,53 @@ def test_similarity_is_the_cosine_of_each_row() -> None:
     assert np.allclose(scores, vectors @ query, atol=1e-6)
     assert scores[2] == 0.0
     assert similarity(embed([]), query).shape == (0,)
+
+
+def wordllama_vectors(texts: list[str]) -> np.ndarray:
+    """WordLlama's own ``embed`` (batches of 64, padded), normalised as ``embed`` documents."""
+    from forge.tools.search._embedding import _model
+
+    vectors = np.asarray(_model().embed(list(texts), norm=False), dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def bfcl_texts() -> list[str]:
+    """The embedded text of each function of BFCL ``multiple``, as the search index makes it."""
+    import json
+
+    from forge.tools import from_record
+    from forge.tools.importers.normalize import normalize_schema
+    from forge.tools.search import _semantic_text
+    from tests.conftest import corpus
+
+    texts = []
+    lines = corpus("bfcl", "BFCL_v4_multiple.json").read_text(encoding="utf-8").splitlines()
+    for i, fn in enumerate(f for line in lines for f in json.loads(line)["function"]):
+        schema = normalize_schema(fn["parameters"], fn["name"])[0]
+        tool = from_record({"name": f"f{i}_" + fn["name"].replace(".", "_"), "parameters": schema,
+                            "description": fn["description"], "handler": dict})  # fmt: skip
+        texts.append(_semantic_text(tool))
+    return texts
+
+
+def test_vectors_equal_wordllamas_bit_for_bit_on_real_tool_texts() -> None:
+    """Every BFCL ``multiple`` tool's vector is WordLlama's to the bit, alone or in one batch,
+    with texts repeated, blank, non-Latin and far longer than the rest mixed in."""
+    texts = bfcl_texts()
+    assert len(texts) > 500
+    longest = max(texts, key=len)
+    texts += ["", "   ", "北京今天的天气怎么样", "x", longest * 20, texts[3], texts[3], longest * 3]
+    ours = embed(texts)
+    assert ours.tobytes() == wordllama_vectors(texts).tobytes()
+    for sample in (texts[:1], texts[:17], texts[-8:], texts[100:180]):
+        assert embed(sample).tobytes() == wordllama_vectors(sample).tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=80) | st.sampled_from(["", "weather", "a b c " * 30]),
+                max_size=40))  # fmt: skip
+def test_any_texts_embed_as_wordllama_does(texts: list[str]) -> None:
+    """Any list of texts (any length, repeats, blanks, any characters) gives WordLlama's
+    vectors bit for bit."""
+    assert embed(texts).tobytes() == wordllama_vectors(texts).tobytes()

@@ -457,3 +457,16 @@ def test_a_tool_is_found_by_meaning_through_its_parameters() -> None:
         record("get_weather", "Current weather for a city."),
     ])  # fmt: skip
     assert registry.search("share price of a listed firm")[0].name == "lookup"
+
+
+def test_a_tools_document_and_vector_alone_are_the_ones_the_index_keeps() -> None:
+    """``_document`` of one tool (what the benchmarks give bm25s) and ``embed`` of its text
+    equal the parts the index computes for it within a batch."""
+    from forge.tools.search import _document, _parts
+
+    tools = [from_record(record("getTrackInfo", "Details of one item.", parameters={
+                 "type": "object", "properties": {"song_title": {"type": "string"}}})),
+             from_record(record("ping", "Check the server.", tags=["net"]))]  # fmt: skip
+    for one, parts in zip(tools, _parts(tools), strict=True):
+        assert list(parts.fields) == _document(one)
+        assert parts.vector.tobytes() == embed([_semantic_text(one)])[0].tobytes()

@@ -98,27 +98,37 @@ _FIELD_WEIGHTS = {
 }
 
 
-def _document(tool: Tool) -> list[str]:
+def _fields(tool: Tool, parameters: str) -> dict[str, list[str]]:
+    """The terms of each weighted field, given the tool's ``_parameter_text``."""
     meta = tool.metadata
-    fields = {
+    texts = {
         "name": tool.name,
         "display_name": meta.display_name or "",
         "tags": " ".join(meta.tags),
         "description": tool.description,
         "category": meta.category.value,
-        "params": _parameter_text(tool),
+        "params": parameters,
     }
+    return {key: tokenize(text) for key, text in texts.items()}
+
+
+def _document(tool: Tool, fields: dict[str, list[str]] | None = None) -> list[str]:
+    """The weighted-field BM25 document: each field's terms repeated by its weight."""
+    if fields is None:
+        fields = _fields(tool, _parameter_text(tool))
     doc: list[str] = []
-    for key, text in fields.items():
-        doc.extend(tokenize(text) * _FIELD_WEIGHTS[key])
+    for key, terms in fields.items():
+        doc.extend(terms * _FIELD_WEIGHTS[key])
     return doc
 
 
-def _semantic_text(tool: Tool) -> str:
+def _semantic_text(tool: Tool, parameters: str | None = None) -> str:
     """The text a tool's embedding is made of: its name spelled out, its description, then
     its parameters' names, descriptions and enum values (``_parameter_text``)."""
     name = split_identifier(tool.name).replace(".", " ")
-    return f"{name}. {tool.description} {_parameter_text(tool)}".strip()
+    if parameters is None:
+        parameters = _parameter_text(tool)
+    return f"{name}. {tool.description} {parameters}".strip()
 
 
 def _whole_document(tool: Tool) -> list[str]:
@@ -209,12 +219,13 @@ class _Profile(NamedTuple):
     terms: frozenset[str]
 
 
-def _profile(tool: Tool, document: list[str]) -> _Profile:
-    name = tuple(tokenize(tool.name))
+def _profile(tool: Tool, document: list[str], fields: dict[str, list[str]]) -> _Profile:
+    """The profile of a tool from its BM25 document and its fields' terms (`_fields`)."""
+    name = tuple(fields["name"])
     return _Profile(
         name=frozenset(name),
         name_pairs=frozenset(pairwise(name)),
-        description=frozenset(tokenize(tool.description)),
+        description=frozenset(fields["description"]),
         parameters=frozenset(t for p in _parameter_names(tool) for t in tokenize(p)),
         terms=frozenset(document),
     )
@@ -224,12 +235,14 @@ def _parts(tools: list[Tool]) -> list[Parts]:
     """What the index keeps of each tool (`Parts`), the embeddings computed in one batch."""
     from forge.tools.search._embedding import embed
 
-    vectors = embed([_semantic_text(t) for t in tools])
+    parameters = [_parameter_text(t) for t in tools]
+    vectors = embed([_semantic_text(t, p) for t, p in zip(tools, parameters, strict=True)])
     out = []
-    for tool, vector in zip(tools, vectors, strict=True):
-        document = _document(tool)
+    for tool, params, vector in zip(tools, parameters, vectors, strict=True):
+        fields = _fields(tool, params)
+        document = _document(tool, fields)
         out.append(Parts(document or ["_"], _whole_document(tool) or ["_"], vector,
-                         _profile(tool, document)))  # fmt: skip
+                         _profile(tool, document, fields)))  # fmt: skip
     return out
 
 

@@ -141,8 +141,11 @@ def _fold(text: str) -> str:
 
 def _pieces(text: str) -> list[str]:
     """The words of a text, folded; a CJK run as its character pairs."""
+    folded = _fold(split_identifier(text))
+    if folded.isascii():  # no CJK run to split
+        return _WORD.findall(folded)
     out: list[str] = []
-    for word in _WORD.findall(_fold(split_identifier(text))):
+    for word in _WORD.findall(folded):
         if len(word) > 1 and _CJK_RUN.match(word):
             out.extend(a + b for a, b in pairwise(word))
         else:
