@@ -521,8 +521,12 @@ class DeferredSession:
         return answered, rest
 
     def _admit(self, call: ToolCall) -> ToolResult | None:
-        """``None`` to run the call, or the refusal of a tool not active."""
-        if self._inactive == "run" or call.name in self._pinned:
+        """``None`` to run the call, or the refusal of a tool not active.
+
+        With ``native`` the provider loaded the tool (it keeps what its searches found past
+        this session's ``max_active``), so nothing is refused here.
+        """
+        if self._inactive == "run" or self.native or call.name in self._pinned:
             return None
         if self._source.get(call.name) is None:
             return None  # unknown tools get the engine's answer, with suggestions

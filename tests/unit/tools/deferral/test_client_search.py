@@ -304,6 +304,28 @@ def test_searches_and_calls_in_one_turn_keep_their_own_replies() -> None:
     assert revealed_tools(turn.messages[-1], "anthropic") == list(turn.revealed)
 
 
+def test_native_session_refuses_nothing_the_provider_loaded() -> None:
+    """Past ``max_active`` the provider keeps what it loaded, so ``refuse`` refuses nothing."""
+    session = registry().deferred(
+        "anthropic", native=True, inactive="refuse", max_active=1, search_limit=1
+    )
+    session.search("weather in a city")
+    session.search("cooking recipe")
+    assert "get_weather" not in session.active()
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+               "stop_reason": "tool_use", "stop_sequence": None,
+               "usage": {"input_tokens": 1, "output_tokens": 1},
+               "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                            "input": {"location": "Oslo"}}]}  # fmt: skip
+    (result,) = session.run_turn(message).results
+    assert result.success
+    assert result.output == {"location": "Oslo", "temp": 21}
+
+    plain = registry().deferred("anthropic", inactive="refuse", max_active=1, search_limit=1)
+    (refused,) = plain.run_turn(message).results
+    assert not refused.success  # without native, the session's own active set decides
+
+
 def test_revealed_tools_reads_only_tool_references() -> None:
     message = {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "a", "content": "plain text"},
