@@ -150,3 +150,10 @@ def test_any_texts_embed_as_wordllama_does(texts: list[str]) -> None:
     """Any list of texts (any length, repeats, blanks, any characters) gives WordLlama's
     vectors bit for bit."""
     assert embed(texts).tobytes() == wordllama_vectors(texts).tobytes()
+
+
+def test_lone_surrogates_embed_as_replaced_characters() -> None:
+    """A text with a lone surrogate (a model's JSON can carry ``\\ud800``) embeds as the text
+    with it replaced, instead of the tokenizer's TypeError."""
+    assert embed(["weather \ud800 now", "x"]).tobytes() == embed(["weather ? now", "x"]).tobytes()
+    assert embed(["\udfff"]).shape == (1, DIMENSIONS)

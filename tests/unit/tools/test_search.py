@@ -470,3 +470,14 @@ def test_a_tools_document_and_vector_alone_are_the_ones_the_index_keeps() -> Non
     for one, parts in zip(tools, _parts(tools), strict=True):
         assert list(parts.fields) == _document(one)
         assert parts.vector.tobytes() == embed([_semantic_text(one)])[0].tobytes()
+
+
+def test_a_query_or_description_with_a_lone_surrogate_is_searched() -> None:
+    """A lone surrogate (in a model's query or a tool's description) does not crash search."""
+    registry = ToolRegistry()
+
+    def lookup(city: str) -> str:
+        return city
+
+    registry.register(tool(lookup, name="weather", description="Weather \udc80 for a city."))
+    assert [t.name for t in registry.search("weather \ud800 in Paris")] == ["weather"]

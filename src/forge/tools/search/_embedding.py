@@ -70,7 +70,11 @@ def _token_ids(texts: list[str]) -> tuple[Any, Any]:
 
     tokenizer = _tokenizer()
     encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-    encodings = encode(texts, add_special_tokens=False)
+    try:
+        encodings = encode(texts, add_special_tokens=False)
+    except TypeError:  # a lone surrogate (not UTF-8): it becomes "?"
+        texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
+        encodings = encode(texts, add_special_tokens=False)
     lengths = np.fromiter(map(len, encodings), dtype=np.int64, count=len(encodings))
     ids = np.fromiter(chain.from_iterable(e.ids for e in encodings), dtype=np.int64,
                       count=int(lengths.sum()))  # fmt: skip
