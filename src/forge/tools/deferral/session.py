@@ -257,14 +257,14 @@ class DeferredSession:
         return [*self._pinned, *revealed]
 
     def reveal(self, names: Iterable[str]) -> list[str]:
-        """Make these tools active from the next `tools` on; return them.
+        """Make these tools active from the next `tools` on; return them (less any tool
+        larger than the whole ``max_tokens`` budget: it is never revealed).
 
         Raises:
             ToolNotFoundError: A name is no tool's.
         """
         found = _checked_names(self._source, names, "reveal")
-        self._use(found)
-        return found
+        return self._use(found)
 
     def discard(self, names: Iterable[str]) -> list[str]:
         """Take revealed tools out of the active set (they can be found again); return those.
@@ -281,12 +281,18 @@ class DeferredSession:
                 logger.exception("on_change of a deferred session failed (ignored)")
         return gone
 
-    def _use(self, names: Iterable[str]) -> None:
-        """Mark ``names`` most recently used; evict past the limits; tell `on_change`."""
-        names = [n for n in names if n not in self._pinned]
+    def _use(self, names: Iterable[str]) -> list[str]:
+        """Mark ``names`` most recently used; evict past the limits; tell `on_change`.
+
+        Returns ``names`` less those larger than the whole budget (they would evict every
+        revealed tool, then themselves): those are left out.
+        """
+        names = list(names)
         if self._max_tokens is not None:
-            for name in names:
-                self._size_of(name)  # estimated outside the lock
+            room = self._max_tokens - self._floor()  # estimated outside the lock
+            names = [n for n in names if n in self._pinned or self._size_of(n) <= room]
+        kept = names
+        names = [n for n in names if n not in self._pinned]
         with self._lock:
             before = set(self._revealed)
             for name in names:
@@ -304,6 +310,7 @@ class DeferredSession:
                 self._on_change(self.active())
             except Exception:
                 logger.exception("on_change of a deferred session failed (ignored)")
+        return kept
 
     def estimated_tokens(self) -> int:
         """What `tools` sends now, in tokens by `estimate_tokens` (what ``max_tokens`` bounds)."""

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge.tools import ExecutionMetrics, ToolExecutor, ToolRegistry, tool
+from forge.tools import ExecutionMetrics, ToolCall, ToolExecutor, ToolRegistry, tool
 from forge.tools.deferral import estimate_tokens, most_used
 from forge.tools.formats import convert_all
 from tests.unit.tools.deferral.test_deferred_session import completion, names
@@ -322,3 +322,25 @@ def test_bad_defer_usage_is_named() -> None:
         Defer(keep_used=-1, usage={})
     with pytest.raises(TypeError, match="usage="):
         Defer.all_but_most_used(2, usage=[("files__write_file", 3)])
+
+
+def test_a_tool_larger_than_the_whole_budget_evicts_nothing() -> None:
+    """A tool that could never fit max_tokens is not revealed, and the tools that were
+    active stay (it used to push every revealed tool out, then leave itself)."""
+    registry = gateway()
+
+    def huge(text: str = "") -> str:
+        return text
+
+    registry.register(tool(huge, name="docs__huge", description="Document " + "word " * 3000))
+    base = registry.deferred("openai").estimated_tokens()
+    session = registry.deferred("openai", max_tokens=base + 400)
+    found = [t.name for t in session.search("huge document word")]
+    assert found
+    assert "docs__huge" not in found
+    assert session.reveal(["maps__geocode_address"]) == ["maps__geocode_address"]
+    assert session.reveal(["docs__huge"]) == []
+    session.execute_all([ToolCall.create("docs__huge", {})])  # runs (inactive="run")
+    assert "maps__geocode_address" in session.active()
+    assert "docs__huge" not in session.active()
+    assert session.estimated_tokens() <= base + 400
