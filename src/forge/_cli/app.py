@@ -495,7 +495,7 @@ def _search_options(
 ) -> dict[str, Any]:
     """The search-only sessions' options given on the command line (`DeferredSession`'s names)."""
     given = {"search_limit": limit, "max_active": active, "pinned": tuple(pin or ()), **more}
-    return {key: value for key, value in given.items() if value}
+    return {key: value for key, value in given.items() if value is not None and value != ()}
 
 
 @app.command("import-openapi")
