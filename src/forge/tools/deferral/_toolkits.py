@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from forge.core.errors import ToolError
+
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
 
@@ -54,8 +56,19 @@ class Grouping:
             )
 
     def of(self, tool: Tool) -> str | None:
-        """The tool's group (``None``: it has none)."""
-        group = self._of(tool)
+        """The tool's group (``None``: it has none).
+
+        Raises:
+            ToolError: A ``groups=`` function raised (its error is the cause).
+        """
+        try:
+            group = self._of(tool)
+        except Exception as exc:
+            raise ToolError(
+                tool.name,
+                f"the groups= function raised {type(exc).__name__}: {exc}; it must return "
+                "the tool's group name, or None for a tool of no toolkit",
+            ) from exc
         if group is not None and not isinstance(group, str):
             raise TypeError(
                 f"the groups= function returned {type(group).__name__} for tool "

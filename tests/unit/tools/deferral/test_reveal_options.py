@@ -130,6 +130,20 @@ def test_bad_groups_are_named() -> None:
         broken.search("document")
 
 
+def test_a_groups_function_that_raises_is_named() -> None:
+    """A groups= function's own error becomes a ToolError naming groups= and the tool."""
+    from forge.core.errors import ToolError
+
+    def group_of(t: Any) -> str:
+        raise KeyError(t.name)
+
+    session = gateway().deferred("openai", groups=group_of, siblings=2)
+    with pytest.raises(ToolError, match=r"the groups= function raised KeyError") as caught:
+        session.search("document")
+    assert caught.value.tool_name.startswith("docs__")
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
 # -- the token budget ----------------------------------------------------------------------
 
 
