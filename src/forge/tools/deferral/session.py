@@ -138,7 +138,7 @@ class DeferredSession:
             `MetricsSnapshot` or a mapping of name to calls); by default the executor's
             metrics, if it keeps any.
         pin_used: Also pin the (at most) this many tools ``usage`` counts most calls of
-            (tools no longer in ``source`` are passed over).
+            (tools no longer in ``source``, or past ``max_tokens``, are passed over).
         native: Keep the provider's native deferred loading (Anthropic, OpenAI
             Responses), with the search run here: `tools` sends the pinned tools, every
             other tool marked ``defer_loading`` and the client search tool (Anthropic:
@@ -152,8 +152,9 @@ class DeferredSession:
         ToolNotFoundError: A pinned name is no tool's.
         ToolDefinitionError: ``search_name`` is not a valid tool name.
         ValueError: ``search_name`` is taken, a limit is not a positive number,
-            ``search_limit`` is over ``max_active``, the pinned tools and the search tool
-            alone are over ``max_tokens``, ``pin_used`` has no ``usage`` to read, or
+            ``search_limit`` is over ``max_active``, the pinned tools (those of ``pinned``:
+            usage pins that do not fit are passed over) and the search tool alone are over
+            ``max_tokens``, ``pin_used`` has no ``usage`` to read, or
             ``native`` is given with ``max_tokens``.
         NoNativeSearchError: ``native`` for a provider without native deferred loading.
         TypeError: ``groups`` or ``usage`` is none of the accepted kinds.
@@ -210,7 +211,9 @@ class DeferredSession:
                     "(an ExecutionMetrics or a mapping of tool name to calls) or an executor "
                     "that keeps metrics"
                 )
-            pins += most_used(counts, pin_used, lambda name: source.get(name) is not None)
+            used = most_used(counts, pin_used, lambda name: source.get(name) is not None)
+        else:
+            used = []
         self._pinned = tuple(dict.fromkeys(pins))
         self._max_active = max_active
         self._max_tokens = max_tokens
@@ -236,12 +239,31 @@ class DeferredSession:
         self.search_tool: Tool = make_search_tool(search_name, hidden, self._search)
         """The search tool (its handler searches and reveals)."""
         if max_tokens is not None:
-            floor = self._size(self.search_tool) + sum(map(self._size_of, self._pinned))
-            if floor > max_tokens:
-                raise ValueError(
-                    f"max_tokens={max_tokens} is less than the pinned tools and the search "
-                    f"tool alone (about {floor} tokens): raise max_tokens or pin fewer tools"
-                )
+            used = self._within_budget(max_tokens, used)
+        if used:  # fewer tools hidden: the description's count has no more digits
+            self._pinned = tuple(dict.fromkeys([*self._pinned, *used]))
+            hidden = max(len(source.names()) - len(self._pinned), 0)
+            self.search_tool = make_search_tool(search_name, hidden, self._search)
+
+    def _within_budget(self, max_tokens: int, used: list[str]) -> list[str]:
+        """The usage pins that fit ``max_tokens`` with the pinned tools and the search tool
+        (counts change after a budget was chosen, so those that do not are passed over).
+
+        Raises:
+            ValueError: The pinned tools and the search tool alone are over ``max_tokens``.
+        """
+        floor = self._size(self.search_tool) + sum(map(self._size_of, self._pinned))
+        if floor > max_tokens:
+            raise ValueError(
+                f"max_tokens={max_tokens} is less than the pinned tools and the search "
+                f"tool alone (about {floor} tokens): raise max_tokens or pin fewer tools"
+            )
+        fitting = []
+        for name in dict.fromkeys(n for n in used if n not in self._pinned):
+            if floor + self._size_of(name) <= max_tokens:
+                floor += self._size_of(name)
+                fitting.append(name)
+        return fitting
 
     # -- the active set -------------------------------------------------------------
 

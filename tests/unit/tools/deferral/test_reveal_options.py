@@ -243,6 +243,21 @@ def test_pin_used_reads_the_executors_metrics() -> None:
     assert snapshot.pinned == ("files__write_file", "clock__get_current_time")
 
 
+def test_pin_used_passes_over_tools_past_max_tokens() -> None:
+    """Usage pins that would not fit max_tokens are passed over, not a ValueError: a
+    deployment's counts change after its budget was chosen (a gateway's every new session
+    would fail)."""
+    registry = gateway()
+    base = registry.deferred("openai").estimated_tokens()
+    one = registry.deferred("openai", pinned=["files__write_file"]).estimated_tokens() - base
+    usage = {"files__write_file": 9, "maps__get_route_directions": 5, "clock__get_current_time": 2}
+    session = registry.deferred("openai", usage=usage, pin_used=3, max_tokens=base + one + 10)
+    assert session.pinned[0] == "files__write_file"
+    assert session.estimated_tokens() <= base + one + 10
+    with pytest.raises(ValueError, match="less than the pinned tools"):
+        registry.deferred("openai", pinned=["files__write_file"], max_tokens=base + 10)
+
+
 def test_bad_usage_is_named() -> None:
     registry = gateway()
     with pytest.raises(ValueError, match="pin_used=2 needs"):
