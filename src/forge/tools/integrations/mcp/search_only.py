@@ -89,8 +89,8 @@ class SearchOnlyServer(MCPToolServer):
         name: The server name reported to clients.
         options: Passed to each session's `DeferredSession` (``pinned``, ``max_active``,
             ``search_limit``, ``search_name``, ...; ``inactive`` is ``"refuse"`` unless
-            given). Pinned names of tools not in the registry when a session starts are
-            left out of that session.
+            given). Pinned names of tools not in the registry when a session starts, or
+            past ``max_tokens`` with those before them, are left out of that session.
 
     Raises:
         ValueError: An option is invalid (see `DeferredSession`).
@@ -137,11 +137,20 @@ class SearchOnlyServer(MCPToolServer):
     def _new_seat(self, key: Any) -> _Seat:
         target = None if key is None else weakref.ref(key)
         pinned = [n for n in self._pinned if n in self.registry]
-        session = DeferredSession(
-            self.registry, "mcp", pinned=pinned, executor=self._calls,
-            on_change=lambda _active: self._notify(target), **self._options,
-        )  # fmt: skip
-        return _Seat(session)
+        while True:
+            try:
+                session = DeferredSession(
+                    self.registry, "mcp", pinned=pinned, executor=self._calls,
+                    on_change=lambda _active: self._notify(target), **self._options,
+                )  # fmt: skip
+            except ValueError:
+                if not pinned:  # not about the pins: the options were checked at the start
+                    raise
+                # pins that arrived after the start may be past max_tokens: the last go first
+                logger.warning("pinned tool %r does not fit max_tokens; left out", pinned[-1])
+                pinned = pinned[:-1]
+                continue
+            return _Seat(session)
 
     def _key_of(self, ctx: ServerRequestContext[Any]) -> Any:
         """The MCP session a request belongs to (a weakly referable object), or ``None``."""

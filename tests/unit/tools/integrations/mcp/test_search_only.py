@@ -281,3 +281,22 @@ def test_clearing_the_registry_empties_every_session_and_tells_them() -> None:
             assert await _names(b.client) == ["search_tools"]
 
     asyncio.run(body())
+
+
+def test_a_pin_that_arrives_past_max_tokens_leaves_new_sessions_working() -> None:
+    """A pinned tool absent when the server was made (a gateway's server not up yet) and
+    too large for max_tokens when it arrives is left out of new sessions, which still start
+    (each one used to fail with the budget's ValueError)."""
+    registry = ToolRegistry([convert_currency, get_time])
+    budget = registry.deferred("mcp").estimated_tokens() + 20
+    server = SearchOnlyServer(registry, pinned=["get_weather"], max_tokens=budget)
+    registry.register(get_weather)
+
+    class Client:
+        """Stands for an MCP session (any weakly referable object)."""
+
+    key = Client()
+    session = server.session(key)
+    assert session.pinned == ()
+    assert session.estimated_tokens() <= budget
+    assert server.session(key) is session
