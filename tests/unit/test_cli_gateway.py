@@ -67,6 +67,7 @@ def test_a_refused_bind_stops_the_gateway_and_reports_its_servers(
     [
         (["--pin", "a__x"], "apply to search-only sessions: add --search-only"),
         (["--search-only", "--pin", "nowhere"], "the pinned tool 'nowhere' belongs to no server"),
+        (["--search-only", "--pin", "a__get_*"], "the pinned tool 'a__get_*' is no tool name"),
         (["--search-only", "--search-limit", "20"], "search_limit=20 is more than max_active=16"),
     ],
 )

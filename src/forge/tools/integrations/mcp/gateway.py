@@ -44,6 +44,7 @@ from forge.tools.integrations.mcp.gateway_config import (
 )
 from forge.tools.integrations.mcp.runner import executor_runner
 from forge.tools.integrations.mcp.server import MCPToolServer
+from forge.tools.schema._names import is_valid_name
 
 __all__ = ["Gateway"]
 
@@ -83,6 +84,11 @@ class Gateway:
         }
         self._by_prefix = sorted(config.servers, key=lambda s: len(s.prefix), reverse=True)
         for pin in config.search.get("pinned", ()):
+            if not is_valid_name(pin):
+                raise ServersFileError(
+                    f"the pinned tool {pin!r} is no tool name: a pin names one tool, "
+                    "<prefix><tool>, without wildcards"
+                )
             if self.owner(pin) is None:
                 prefixes = ", ".join(repr(s.prefix) for s in config.servers) or "none"
                 raise ServersFileError(
