@@ -278,3 +278,27 @@ def test_postings_score_as_bm25s(documents: list[list[str]], query: list[str]) -
     reference.index(documents, show_progress=False)
     expected = reference.get_scores(query) if query else np.zeros(len(documents))
     np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_registry_whose_tool_refers_to_it_is_freed_after_a_search() -> None:
+    """The corpus kept for a registry does not keep it alive: a tool whose handler refers to
+    its registry (a tool that lists the tools, say) used to pin it in a global table."""
+    import gc
+    import weakref
+
+    from forge.tools import tool
+
+    def searched() -> weakref.ref[ToolRegistry]:
+        registry = ToolRegistry()
+
+        def count_tools() -> int:
+            """How many tools there are."""
+            return len(registry.names())
+
+        registry.register(tool(count_tools))
+        assert registry.search("how many tools")
+        return weakref.ref(registry)
+
+    gone = searched()
+    gc.collect()
+    assert gone() is None

@@ -241,16 +241,24 @@ def _repeats(slots: list[int]) -> list[int]:
     return out
 
 
+#: The owner's attribute holding its corpus: on the owner, so a tool whose handler refers to
+#: its registry does not keep the registry alive (as a global table's value would).
+_ATTRIBUTE = "_forge_search_corpus"
+#: The corpora of owners without a ``__dict__``.
 _corpora: weakref.WeakKeyDictionary[Any, Corpus] = weakref.WeakKeyDictionary()
 _corpora_lock = threading.Lock()
 
 
 def corpus_for(owner: object) -> Corpus:
     """The corpus kept for ``owner`` (a registry or view) while it lives."""
-    found = _corpora.get(owner)
+    found = getattr(owner, _ATTRIBUTE, None) or _corpora.get(owner)
     if found is None:
         with _corpora_lock:
-            found = _corpora.get(owner)
+            found = getattr(owner, _ATTRIBUTE, None) or _corpora.get(owner)
             if found is None:
-                found = _corpora[owner] = Corpus()
+                found = Corpus()
+                try:
+                    object.__setattr__(owner, _ATTRIBUTE, found)
+                except AttributeError:
+                    _corpora[owner] = found
     return found
