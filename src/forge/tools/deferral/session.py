@@ -154,8 +154,8 @@ class DeferredSession:
         ValueError: ``search_name`` is taken, a limit is not a positive number,
             ``search_limit`` is over ``max_active``, the pinned tools (those of ``pinned``:
             usage pins that do not fit are passed over) and the search tool alone are over
-            ``max_tokens``, ``pin_used`` has no ``usage`` to read, or
-            ``native`` is given with ``max_tokens``.
+            ``max_tokens``, ``siblings`` has no ``groups``, ``pin_used`` has no ``usage``
+            to read, or ``native`` is given with ``max_tokens``.
         NoNativeSearchError: ``native`` for a provider without native deferred loading.
         TypeError: ``groups`` or ``usage`` is none of the accepted kinds.
     """
@@ -201,6 +201,11 @@ class DeferredSession:
             )
         if inactive not in ("run", "refuse"):
             raise ValueError(f"inactive must be 'run' or 'refuse', got {inactive!r}")
+        if siblings and groups is None:
+            raise ValueError(
+                f"siblings={siblings} needs groups= to know each tool's toolkit: a separator "
+                "such as '__' (a gateway's server prefix), a mapping or a function"
+            )
         self._source = source
         pins = _checked_names(source, pinned, "pinned")
         if pin_used:

@@ -130,6 +130,12 @@ def test_bad_groups_are_named() -> None:
         broken.search("document")
 
 
+def test_siblings_without_groups_is_refused() -> None:
+    """siblings= reveals a toolkit's tools: without groups= there is none (it was ignored)."""
+    with pytest.raises(ValueError, match=r"siblings=3 needs groups="):
+        gateway().deferred("openai", siblings=3)
+
+
 def test_a_groups_function_that_raises_is_named() -> None:
     """A groups= function's own error becomes a ToolError naming groups= and the tool."""
     from forge.core.errors import ToolError
