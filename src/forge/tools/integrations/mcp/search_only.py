@@ -113,7 +113,7 @@ class SearchOnlyServer(MCPToolServer):
         self._seats: weakref.WeakKeyDictionary[Any, _Seat] = weakref.WeakKeyDictionary()
         self._shared: _Seat | None = None
         self._waiting: set[Any] = set()
-        self.search_name: str = self._new_seat(None).session.search_tool.name
+        self.search_name: str = self._new_seat(None, strict=True).session.search_tool.name
         """The search tool's name."""
 
     def session(self, key: Any = None) -> DeferredSession:
@@ -134,7 +134,8 @@ class SearchOnlyServer(MCPToolServer):
                 return self._shared
             return self._seats.setdefault(key, seat)
 
-    def _new_seat(self, key: Any) -> _Seat:
+    def _new_seat(self, key: Any, *, strict: bool = False) -> _Seat:
+        """A new session's seat; unless ``strict``, pins past ``max_tokens`` are left out."""
         target = None if key is None else weakref.ref(key)
         pinned = [n for n in self._pinned if n in self.registry]
         while True:
@@ -144,7 +145,7 @@ class SearchOnlyServer(MCPToolServer):
                     on_change=lambda _active: self._notify(target), **self._options,
                 )  # fmt: skip
             except ValueError:
-                if not pinned:  # not about the pins: the options were checked at the start
+                if strict or not pinned:  # the options were checked at the start
                     raise
                 # pins that arrived after the start may be past max_tokens: the last go first
                 logger.warning("pinned tool %r does not fit max_tokens; left out", pinned[-1])

@@ -300,3 +300,11 @@ def test_a_pin_that_arrives_past_max_tokens_leaves_new_sessions_working() -> Non
     assert session.pinned == ()
     assert session.estimated_tokens() <= budget
     assert server.session(key) is session
+
+
+def test_pins_past_max_tokens_at_the_start_are_refused() -> None:
+    """Pins present when the server is made and over max_tokens still fail at once."""
+    registry = ToolRegistry([get_weather, convert_currency, get_time])
+    budget = registry.deferred("mcp").estimated_tokens() + 20
+    with pytest.raises(ValueError, match="less than the pinned tools"):
+        SearchOnlyServer(registry, pinned=["get_weather"], max_tokens=budget)
