@@ -11,10 +11,12 @@ from forge.tools.model.tool import function_tool
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
 
-__all__ = ["SHORT", "make_search_tool", "queries_of", "short_description"]
+__all__ = ["MAX_QUERIES", "SHORT", "make_search_tool", "queries_of", "short_description"]
 
 #: The most characters of a tool's description a search result shows.
 SHORT = 160
+#: The most queries one search call may give (each one ranks the whole catalogue).
+MAX_QUERIES = 64
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
 
@@ -29,7 +31,8 @@ def queries_of(arguments: dict[str, Any]) -> list[str]:
     """The non-blank queries of a search call's validated arguments, ``query`` first.
 
     Raises:
-        ValueError: There is none (the message tells the model what to give).
+        ValueError: There is none, or more than `MAX_QUERIES` (the message tells the model
+            what to give).
     """
     queries = arguments.get("queries") or []
     asked = [q for q in [arguments.get("query") or "", *queries] if q.strip()]
@@ -37,6 +40,11 @@ def queries_of(arguments: dict[str, Any]) -> list[str]:
         raise ValueError(
             "give what you need to do: query='convert currency', or queries=[...] with one "
             "short search per step"
+        )
+    if len(asked) > MAX_QUERIES:
+        raise ValueError(
+            f"give at most {MAX_QUERIES} queries in one search, one short search per step "
+            f"(got {len(asked)})"
         )
     return asked
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from forge.tools import ExecutionMetrics, ToolCall, ToolExecutor, ToolRegistry, tool
 from forge.tools.deferral import estimate_tokens, most_used
+from forge.tools.deferral._search_tool import MAX_QUERIES
 from forge.tools.formats import convert_all
 from tests.unit.tools.deferral.test_deferred_session import completion, names
 
@@ -305,6 +306,19 @@ def test_query_and_queries_together_and_alone() -> None:
     assert wrong.error_kind == "invalid_arguments"
     with pytest.raises(TypeError, match="must be a str"):
         session.search(["ok", 3])  # type: ignore[list-item]
+
+
+def test_a_huge_queries_list_is_an_error_result_not_minutes_of_searching() -> None:
+    """A model's queries=[...] of thousands of searches (each one ranks the catalogue, on a
+    gateway's event loop) is refused with a result saying how many it may give."""
+    session = gateway().deferred("openai")
+    plan = {"queries": [f"step {i}" for i in range(MAX_QUERIES + 1)]}
+    (refused,) = search_call(session, plan).results
+    assert refused.error_kind == "invalid_arguments"
+    assert f"at most {MAX_QUERIES} queries" in (refused.error or "")
+    assert session.active() == []
+    (fine,) = search_call(session, {"queries": ["read a file"] * MAX_QUERIES}).results
+    assert fine.success
 
 
 def test_the_search_tool_asks_for_a_query_per_step() -> None:
