@@ -452,6 +452,9 @@ class DeferredSession:
 
     def _search(self, queries: list[str]) -> dict[str, Any]:
         found = self.search(queries)
+        if not found and self._max_tokens is not None and any(map(self._ranked, queries)):
+            return {"tools": [], "note": "The tools that match are too large to load in this "
+                    "conversation; try other words for the task, or do without them."}  # fmt: skip
         if not found:
             return {"tools": [], "note": "No tool matches; try other words for the task."}
         return {

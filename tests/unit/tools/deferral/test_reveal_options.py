@@ -393,3 +393,8 @@ def test_a_tool_larger_than_the_whole_budget_evicts_nothing() -> None:
     assert "maps__geocode_address" in session.active()
     assert "docs__huge" not in session.active()
     assert session.estimated_tokens() <= base + 400
+    alone = ToolRegistry([registry.get_or_raise("docs__huge")])
+    budget = alone.deferred("openai").estimated_tokens() + 400
+    (result,) = search_call(alone.deferred("openai", max_tokens=budget), {"query": "x"}).results
+    assert result.output["tools"] == []
+    assert "too large to load in this conversation" in result.output["note"]
