@@ -64,8 +64,11 @@ async def stdout_lines(fd: int = 1) -> AsyncIterator[StdoutLines | None]:
     try:
         yield StdoutLines(writer)
     finally:
-        transport.close()
+        # Every message was drained when sent, so only output nobody read is left: drop it.
+        # close() would keep the loop watching the wire's duplicate, closed just below.
+        transport.abort()
         _restore(wire, fd)
+        await asyncio.sleep(0)  # the transport lets go of its pipe object
 
 
 def _restore(wire: int, fd: int) -> None:

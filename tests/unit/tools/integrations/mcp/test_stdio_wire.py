@@ -107,3 +107,38 @@ def test_a_regular_file_is_left_to_the_sdk(tmp_path: Path) -> None:
         assert asyncio.run(body(file.fileno())) is None
         file.write(b"still the file")
     assert (tmp_path / "out.txt").read_bytes() == b"still the file"
+
+
+def test_output_nobody_reads_is_dropped_when_serving_ends() -> None:
+    """A full pipe at the end: the unsent rest is dropped, never written to a reused descriptor.
+
+    The loop must stop watching the wire's duplicate before it is closed; otherwise the loop
+    writes the rest to whatever file next gets that descriptor number.
+    """
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+
+    async def body() -> bytes:
+        async with stdout_lines(write_end) as wire:
+            assert wire is not None
+            await wire.write("x" * (1 << 20))  # more than a pipe holds; nobody reads it yet
+        reused_read, reused_write = os.pipe()  # takes the closed duplicate's number
+        try:
+            os.set_blocking(reused_read, False)
+            with contextlib.suppress(BlockingIOError):
+                while os.read(read_end, 1 << 16):  # room in the wire: a watcher would write
+                    pass
+            for _ in range(5):
+                await asyncio.sleep(0.01)
+            with contextlib.suppress(BlockingIOError):
+                return os.read(reused_read, 1 << 16)
+            return b""
+        finally:
+            os.close(reused_read)
+            os.close(reused_write)
+
+    try:
+        assert asyncio.run(body()) == b""
+    finally:
+        os.close(read_end)
+        os.close(write_end)
