@@ -222,9 +222,9 @@ class Task:
 
 
 def _spelled(name: str) -> str:
-    from forge.tools.search import _split
+    from forge.tools.search._tokens import split_identifier
 
-    return str(_split(name)).replace(".", " ")
+    return split_identifier(name).replace(".", " ")
 
 
 def bfcl_tasks() -> list[Task]:
