@@ -47,13 +47,16 @@ assert_type(configured, Tool)
 assert_type(empty_call, Tool)
 assert_type(tool(later), Tool)
 assert_type(tool(**options)(later), Tool)
+assert_type(tool(later, name="renamed", timeout=1.0), Tool)
+assert_type(tool(later, **options), Tool)
 assert_type(create_tool().options(placement="process", version="1.0"), ToolBuilder)
 assert_type(ToolFactory().tool(BaseTool, lifetime="per_request", timeout=1), Tool)
 assert_type(ToolRegistry().register_factory(BaseTool, deprecated=True), Tool)
 
 tool(nmae="typo")  # type: ignore[call-overload]
 tool(placement="elsewhere")  # type: ignore[call-overload]
-tool(later, name="x")  # type: ignore[call-overload]
+tool(later, nmae="x")  # type: ignore[call-overload]
+tool(later, placement="elsewhere")  # type: ignore[call-overload]
 create_tool().options(max_concurrency="one")  # type: ignore[arg-type]
 ToolFactory().tool(BaseTool, tgas=["a"])  # type: ignore[call-arg]
 bad: ToolOptions = {"timeout": "soon"}  # type: ignore[typeddict-item]

@@ -390,7 +390,7 @@ def _check_examples(t: Tool, validate: Callable[[Any], Any]) -> None:
 
 
 @overload
-def tool(fn: F, /) -> Tool: ...
+def tool(fn: F, /, **options: Unpack[ToolOptions]) -> Tool: ...
 @overload
 def tool(**options: Unpack[ToolOptions]) -> Callable[[F], Tool]: ...
 def tool(
@@ -398,7 +398,8 @@ def tool(
 ) -> Tool | Callable[[F], Tool]:
     """Turn a typed function (sync or async) into a `Tool`.
 
-    Use as ``@tool`` or ``@tool(name=..., category=..., ...)``. The parameters
+    Use as ``@tool``, ``@tool(name=..., category=..., ...)`` or
+    ``tool(fn, name=..., ...)``. The parameters
     schema comes from the type hints, descriptions from the docstring (Google,
     NumPy or reST). A parameter annotated with `ExecutionContext` is injected
     at call time and hidden from the model. The returned `Tool` can still be
