@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import timeit
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,7 @@ def best_us(fn: Callable[[], Any], number: int | None = None, repeat: int = 7) -
 
 
 def compare_us(
-    cases: dict[str, Callable[[], Any]], repeat: int = 7, target_s: float = TARGET_REPEAT_S
+    cases: Mapping[str, Callable[[], Any]], repeat: int = 7, target_s: float = TARGET_REPEAT_S
 ) -> dict[str, float]:
     """Time several callables with interleaved repeats; return min µs per call for each.
 

@@ -62,21 +62,25 @@ def _erf(x: np.ndarray) -> np.ndarray:
     poly = t * (
         0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
     )
-    return sign * (1.0 - poly * np.exp(-x * x))
+    out: np.ndarray = sign * (1.0 - poly * np.exp(-x * x))
+    return out
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+    out: np.ndarray = 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+    return out
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
+    out: np.ndarray = (x - mean) / np.sqrt(var + eps) * weight + bias
+    return out
 
 
 def _dense(x: np.ndarray, w: dict[str, np.ndarray], prefix: str) -> np.ndarray:
-    return x @ w[f"{prefix}.weight"] + w[f"{prefix}.bias"]
+    out: np.ndarray = x @ w[f"{prefix}.weight"] + w[f"{prefix}.bias"]
+    return out
 
 
 def _forward(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:

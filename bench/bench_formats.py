@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +54,8 @@ def _ours(functions: list[Any]) -> tuple[Any, list[Any]]:
 
 
 def _mcp(functions: list[Any]) -> Batch:
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError:  # mcp 1.x
-        from mcp.server.fastmcp import FastMCP as MCPServer
+    from mcp.server.mcpserver import MCPServer
+
     server = MCPServer("bench")
     for fn in functions:
         server.add_tool(fn)
@@ -172,10 +171,8 @@ def _fresh_functions() -> list[Any]:
 
 def _mcp_end_to_end(functions: list[Any]) -> Any:
     """Everything the baseline does from plain functions to its listing."""
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError:  # mcp 1.x
-        from mcp.server.fastmcp import FastMCP as MCPServer
+    from mcp.server.mcpserver import MCPServer
+
     server = MCPServer("bench")
     for fn in functions:
         server.add_tool(fn)
@@ -221,8 +218,8 @@ def _after_change(registry: Any, fmt: str, strict: bool) -> tuple[Batch, Callabl
 
 
 def _cached(registry: Any) -> str:
-    cases = {f"**ours** cached `registry.to_provider({fmt!r})`": (
-        lambda fmt=fmt: registry.to_provider(fmt)) for fmt in (*FORMATS, "langchain")}  # fmt: skip
+    cases = {f"**ours** cached `registry.to_provider({fmt!r})`": partial(registry.to_provider, fmt)
+             for fmt in (*FORMATS, "langchain")}  # fmt: skip
     for fn in cases.values():
         fn()
     times = compare_us(cases)

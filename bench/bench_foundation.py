@@ -141,11 +141,9 @@ def build_ours_async() -> AsyncCall:
 
 
 def mcp_server() -> Any:
-    """An empty MCP server: ``MCPServer`` in mcp 2.x, ``FastMCP`` in mcp 1.x."""
-    try:
-        from mcp.server.mcpserver import MCPServer
-    except ImportError:
-        from mcp.server.fastmcp import FastMCP as MCPServer  # mcp 1.x
+    """An empty MCP server (the SDK's ``MCPServer``)."""
+    from mcp.server.mcpserver import MCPServer
+
     return MCPServer("bench")
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def _openai_sdk(response: dict[str, Any]) -> Case:
     def run() -> Any:
         message = ChatCompletion.model_validate(response).choices[0].message
         return [(c.id, c.function.name, json.loads(c.function.arguments))
-                for c in message.tool_calls or ()]  # fmt: skip
+                for c in message.tool_calls or () if c.type == "function"]  # fmt: skip
 
     return run
 
@@ -121,7 +122,7 @@ def _openai_agents(response: dict[str, Any]) -> Case:
 
     def run() -> Any:
         items = Converter.message_to_output_items(message)
-        return [(i.call_id, i.name, json.loads(i.arguments))  # type: ignore[union-attr]
+        return [(i.call_id, i.name, json.loads(i.arguments))  # type: ignore[union-attr, arg-type]
                 for i in items if getattr(i, "type", "") == "function_call"]  # fmt: skip
 
     return run
@@ -231,7 +232,7 @@ def run() -> list[str]:
         "openai-agents `Converter` + `json.loads` (info)": lambda: _openai_agents(response),
     }
     for provider, shaped in others.items():
-        whole[f"**ours** `{provider}` dict (info)"] = lambda shaped=shaped: _ours(shaped)
+        whole[f"**ours** `{provider}` dict (info)"] = partial(_ours, shaped)
     chunks = stream_chunks(response)
     streamed: dict[str, Callable[[], Case]] = {
         STREAM_BASELINE: lambda: _stream_sdk(_chunk_objects(chunks)),
@@ -257,7 +258,7 @@ def _table(title: str, builders: dict[str, Callable[[], Case]], baseline: str) -
     cases, failed = _prepared(builders)
     times = {k: v / CALLS for k, v in compare_us(cases, repeat=5).items()}
     base = times.get(baseline)
-    rows = []
+    rows: list[Row] = []
     for label in builders:
         if label not in times:
             rows.extend(r for r in failed if r.label == label)

@@ -144,7 +144,9 @@ def model_from_schema(schema: dict[str, Any], name: str = "Arguments") -> Any:
             fields[f"f{index}"] = (annotation, Field(alias=prop))
         else:
             fields[f"f{index}"] = (annotation | None, Field(None, alias=prop))
-    extra = "forbid" if schema.get("additionalProperties") is False else "ignore"
+    extra: Literal["forbid", "ignore"] = (
+        "forbid" if schema.get("additionalProperties") is False else "ignore"
+    )
     return create_model(name, __config__=ConfigDict(extra=extra), **fields)
 
 

@@ -96,7 +96,7 @@ def training_lists(development: dict[str, list[Question]]) -> tuple[Any, Any, An
     """
     import numpy as np
 
-    lists = []
+    lists: list[tuple[Any, Any, float]] = []
     for name, items in development.items():
         usable = []
         for names, features, truths in items:
@@ -177,7 +177,7 @@ def main() -> None:
     lexical = [k for k, name in enumerate(FEATURES) if not name.startswith("semantic")]
     ablated = without(development, lexical)
     ablated_weights = fit(*training_lists(ablated)).round(2)
-    both = []
+    both: list[tuple[bool, bool]] = []
     for name, items in development.items():
         lexical_only = hits_at_5(ablated[name], ablated_weights)
         both.extend(zip(hits_at_5(items, weights), lexical_only, strict=True))
