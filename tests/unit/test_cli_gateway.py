@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,39 @@ def test_zero_siblings_and_pin_used_on_the_command_line_are_kept() -> None:
     assert _search_options(3, None, ["a__x"], siblings=None) == {
         "search_limit": 3, "pinned": ("a__x",)
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("failure", ["port in use", "public bind without a token"])
+def test_serve_and_the_gateway_report_a_serving_failure_alike(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    failure: str,
+) -> None:
+    """A port in use or a refused bind: both commands exit 1 with the same one error line."""
+    monkeypatch.delenv("FORGE_TOOLS_TOKEN", raising=False)
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"off": {"command": "x", "disabled": True}}}))
+    sources = {
+        "serve": ["--tools", "forge.examples:EXAMPLE_TOOLS"],
+        "gateway": ["--servers", str(path)],
+    }
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        place = ["--port", str(port)] if failure == "port in use" else ["--host", "0.0.0.0"]
+        errors: dict[str, list[str]] = {}
+        for command, source in sources.items():
+            code = main(["serve", *source, "--transport", "http", *place])
+            assert code == 1, command
+            lines = capsys.readouterr().err.splitlines()
+            errors[command] = [line for line in lines if line.startswith("forge-tools: error:")]
+    expected = (
+        f"forge-tools: error: cannot listen on 127.0.0.1:{port}: "
+        if failure == "port in use"
+        else "forge-tools: error: refusing to serve on '0.0.0.0' without a bearer token"
+    )
+    assert len(errors["serve"]) == 1
+    assert errors["serve"][0].startswith(expected)
+    assert errors["gateway"] == errors["serve"]

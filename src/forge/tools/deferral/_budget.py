@@ -11,8 +11,10 @@ budget counted with it holds the real count under the budget.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
@@ -28,20 +30,45 @@ _KNOWN: dict[tuple[int, str, bool], tuple[Tool, int]] = {}
 _KNOWN_MAX = 1 << 16
 
 
+_TEXT = (str, bytes, bytearray)
+#: Iterables never counted item by item: one definition (a pydantic model, an SDK type,
+#: iterates over its fields), or text, which is no definition.
+_WHOLE = (Mapping, BaseModel, *_TEXT)
+
+
 def _size(definition: Any) -> int:
-    text = json.dumps(definition, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = json.dumps(definition, ensure_ascii=False, separators=(",", ":"), default=_plain)
     return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
 
 
-def estimate_tokens(definitions: Iterable[Any] | Any) -> int:
-    """The estimated tokens of provider-format tool definitions (one, or a list of them).
+def _plain(value: Any) -> Any:
+    """What JSON holds for ``value``: a mapping of any type as a dict, anything else by ``str``."""
+    return dict(value) if isinstance(value, Mapping) else str(value)
 
-    One token per `BYTES_PER_TOKEN` bytes of each definition's compact JSON, rounded up.
-    Objects JSON cannot hold (an SDK type, say) are counted by their ``str``.
+
+def _one(definition: Any, where: str) -> int:
+    if isinstance(definition, _TEXT):
+        raise TypeError(
+            f"estimate_tokens() counts tool definitions (mappings or SDK objects), but {where} "
+            f"is {type(definition).__name__}: pass the definition itself, not its JSON text"
+        )
+    return _size(definition)
+
+
+def estimate_tokens(definitions: Iterable[Any] | Any) -> int:
+    """The estimated tokens of provider-format tool definitions (one, or an iterable of them).
+
+    A mapping or an SDK object (a pydantic model) is one definition; any other iterable
+    (a list, a tuple, a generator, a dict's ``values()``) holds definitions, counted one
+    by one. One token per `BYTES_PER_TOKEN` bytes of each definition's compact JSON,
+    rounded up. Objects JSON cannot hold (an SDK type, say) are counted by their ``str``.
+
+    Raises:
+        TypeError: A definition is text (``str`` or ``bytes``), not a definition.
     """
-    if isinstance(definitions, list | tuple):
-        return sum(_size(d) for d in definitions)
-    return _size(definitions)
+    if isinstance(definitions, _WHOLE) or not isinstance(definitions, Iterable):
+        return _one(definitions, "the argument")
+    return sum(_one(d, f"definition {i}") for i, d in enumerate(definitions))
 
 
 def tool_tokens(tool: Tool, provider: str, *, strict: bool = False) -> int:

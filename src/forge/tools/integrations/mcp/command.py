@@ -1,15 +1,19 @@
-"""The body of ``forge-tools serve``: run the server, turn failures into exit codes."""
+"""The body of ``forge-tools serve``: run the server, turn failures into exit codes.
+
+`serving` is the one mapping from serving failures to messages and exit codes, for
+``serve`` and the gateway (``serve --servers``) alike.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from forge.tools import ToolRegistry
 from forge.tools.integrations.mcp.serve import TOKEN_ENV, InsecureBindError, Transport, serve
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "run_serve"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "print_error", "run_serve", "serving"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -32,15 +36,32 @@ def run_serve(
     """
     if token is None:
         token = os.environ.get(TOKEN_ENV)
-    try:
-        serve(
+    return serving(
+        lambda: serve(
             registry, transport=transport, host=host, port=port, token=token,
             allowed_hosts=allowed_hosts, catalog=catalog, metrics=metrics,
-        )  # fmt: skip
+        ),
+        host=host, port=port,
+    )  # fmt: skip
+
+
+def serving(run: Callable[[], object], *, host: str, port: int) -> int:
+    """Call ``run`` (it serves until stopped) and return the exit code.
+
+    A refused bind (`InsecureBindError`), a refused option (``ValueError``) or an address
+    that cannot be listened on (``OSError``) prints why on stderr and returns 1.
+    """
+    try:
+        run()
     except (InsecureBindError, ValueError) as exc:
-        print(f"forge-tools: error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_ERROR
     except OSError as exc:
-        print(f"forge-tools: error: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        print_error(f"cannot listen on {host}:{port}: {exc}")
         return EXIT_ERROR
     return EXIT_OK
+
+
+def print_error(message: str) -> None:
+    """Print ``forge-tools: error: <message>`` on stderr."""
+    print(f"forge-tools: error: {message}", file=sys.stderr)

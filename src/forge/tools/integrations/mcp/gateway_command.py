@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from forge.tools.integrations.mcp.command import EXIT_ERROR, EXIT_OK
+from forge.tools.integrations.mcp.command import print_error, serving
 from forge.tools.integrations.mcp.gateway import Gateway
 from forge.tools.integrations.mcp.gateway_config import ServersFileError, load_servers
-from forge.tools.integrations.mcp.serve import TOKEN_ENV, InsecureBindError, Transport, serve
+from forge.tools.integrations.mcp.serve import TOKEN_ENV, Transport, serve
 
 __all__ = ["EXIT_CONFIG", "run_gateway"]
 
@@ -51,17 +51,18 @@ def run_gateway(
             )
         gateway = Gateway(config)
     except ServersFileError as exc:
-        print(f"forge-tools: error: {exc}", file=sys.stderr)
+        print_error(str(exc))
         return EXIT_CONFIG
     try:
         server = gateway.mcp_server()  # before any server starts: its options are checked
     except ValueError as exc:
         gateway.close()
-        print(f"forge-tools: error: invalid search options: {exc}", file=sys.stderr)
+        print_error(f"invalid search options: {exc}")
         return EXIT_CONFIG
     for name in config.disabled:
         print(f"forge-tools: server {name!r} is disabled; skipped", file=sys.stderr)
-    try:
+
+    def run() -> None:
         gateway.start()
         _report(gateway)
         try:
@@ -71,15 +72,11 @@ def run_gateway(
             )  # fmt: skip
         finally:
             server.close()
-    except (InsecureBindError, ValueError) as exc:
-        print(f"forge-tools: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as exc:
-        print(f"forge-tools: error: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+
+    try:
+        return serving(run, host=host, port=port)
     finally:
         gateway.close()
-    return EXIT_OK
 
 
 def _report(gateway: Gateway) -> None:

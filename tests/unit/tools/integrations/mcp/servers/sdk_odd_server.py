@@ -2,6 +2,9 @@
 
 * ``long_job`` requires task-augmented execution (``execution.taskSupport: "required"``).
 * ``liar`` declares an object output schema and answers with structured content that breaks it.
+* ``contact`` declares a draft-07 output schema with ``"format": "email"`` and answers with
+  an address that is none: the `mcp` client's check (Python ``jsonschema``) takes formats
+  as annotations, forge-tools' server (``jsonschema_rs``) asserts them in drafts 4 to 7.
 * ``echo`` is an ordinary tool.
 """
 
@@ -17,6 +20,12 @@ COUNT_OUTPUT = {
     "type": "object",
     "properties": {"count": {"type": "integer"}},
     "required": ["count"],
+}
+CONTACT_OUTPUT = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "properties": {"email": {"type": "string", "format": "email"}},
+    "required": ["email"],
 }
 
 
@@ -35,6 +44,12 @@ async def list_tools(ctx: object, params: object) -> types.ListToolsResult:
                 input_schema={"type": "object", "properties": {}},
                 output_schema=COUNT_OUTPUT,
             ),
+            types.Tool(
+                name="contact",
+                description="Says it returns an email address, returns something else.",
+                input_schema={"type": "object", "properties": {}},
+                output_schema=CONTACT_OUTPUT,
+            ),
             types.Tool(name="echo", description="Echo the text.", input_schema=TEXT_INPUT),
         ]
     )
@@ -45,6 +60,11 @@ async def call_tool(ctx: object, params: types.CallToolRequestParams) -> types.C
         return types.CallToolResult(
             content=[types.TextContent(text='{"count": "many"}')],
             structured_content={"count": "many"},
+        )
+    if params.name == "contact":
+        return types.CallToolResult(
+            content=[types.TextContent(text='{"email": "nope"}')],
+            structured_content={"email": "nope"},
         )
     text = str((params.arguments or {}).get("text", ""))
     return types.CallToolResult(content=[types.TextContent(text=text)])
