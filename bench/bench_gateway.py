@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +178,7 @@ async def measure(transport: str) -> dict[str, tuple[float, float, float | None]
                 raise RuntimeError(f"the search did not reveal up__add: {found.content}")
             names = {"direct": "add", "gateway": "up__add", "search-only": "up__add"}
             cases: dict[str, Callable[[], Awaitable[Any]]] = {
-                target: (lambda c=clients[target], n=names[target]: c.call_tool(n, ARGS))
+                target: partial(clients[target].call_tool, names[target], ARGS)
                 for target in TARGETS
             }
             for name, case in cases.items():
@@ -244,7 +245,7 @@ def table(results: dict[str, dict[str, tuple[float, float, float | None]]]) -> s
     rows = []
     for transport, found in results.items():
         for column, label in ((0, "latency"), (1, "CPU, all processes")):
-            ms = {name: values[column] for name, values in found.items()}
+            ms = {name: (latency, cpu)[column] for name, (latency, cpu, _) in found.items()}
             direct = ms["direct"] or float("nan")
             rows.append([
                 transport, label, f"{ms['direct']:.2f}", f"{ms['gateway']:.2f}",
