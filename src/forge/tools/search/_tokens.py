@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
 
-__all__ = ["split_identifier", "tokenize", "words"]
+__all__ = ["pieces", "split_identifier", "stems", "terms", "tokenize", "words"]
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Where a camelCase word breaks: before a capital that follows a lowercase letter or digit, or
+#: that starts a word after a run of capitals (``HTTPServer``). Testing the capital first lets
+#: the scan skip every other position quickly.
+_CAMEL = re.compile(r"(?=[A-Z])(?:(?<=[a-z0-9])|(?<=[A-Z])(?=[A-Z][a-z]))")
+#: ASCII text to its words: capitals lowered, everything but letters and digits a space.
+_ASCII_WORDS = str.maketrans(
+    {chr(i): chr(i).lower() if chr(i).isalnum() else " " for i in range(128)}
+)
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: A run of Chinese or Japanese characters, or a run of other letters and digits.
 _WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -129,7 +137,8 @@ _VOWEL = re.compile(r"[aeiouy]")
 
 def split_identifier(text: str) -> str:
     """``snake_case``, ``kebab-case`` and ``camelCase`` identifiers spelled as words."""
-    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
+    text = text.replace("_", " ").replace("-", " ")
+    return text if text.islower() else _CAMEL.sub(" ", text)  # no capital: nothing to split
 
 
 def _fold(text: str) -> str:
@@ -139,9 +148,16 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
 
 
-def _pieces(text: str) -> list[str]:
-    """The words of a text, folded; a CJK run as its character pairs."""
-    folded = _fold(split_identifier(text))
+def pieces(text: str) -> list[str]:
+    """The words of a text, folded; a CJK run as its character pairs.
+
+    `tokenize` and `words` of a text are `terms` and `stems` of its pieces, so a text that
+    needs both is split once. Texts joined by spaces give their pieces joined.
+    """
+    spelled = split_identifier(text)
+    if spelled.isascii():  # folding is lowering; a word is a run of [a-z0-9]
+        return spelled.translate(_ASCII_WORDS).split()
+    folded = _fold(spelled)
     if folded.isascii():  # no CJK run to split
         return _WORD.findall(folded)
     out: list[str] = []
@@ -164,9 +180,14 @@ def _term(word: str) -> str | None:
     return None if word in _STOP else word
 
 
+def terms(words: Iterable[str]) -> list[str]:
+    """The search terms of a text's `pieces` (stop words, numbers and single letters dropped)."""
+    return [term for term in map(_term, words) if term is not None]
+
+
 def tokenize(text: str) -> list[str]:
     """Split text and identifiers into lowercase search terms."""
-    return [term for word in _pieces(text) if (term := _term(word)) is not None]
+    return terms(pieces(text))
 
 
 @lru_cache(maxsize=65536)
@@ -187,6 +208,11 @@ def _stem(word: str) -> str:
     return word
 
 
+def stems(words: Iterable[str]) -> list[str]:
+    """Every one of a text's `pieces`, stemmed."""
+    return list(map(_stem, words))
+
+
 def words(text: str) -> list[str]:
     """Every word of text and identifiers, lowercased and stemmed, none dropped."""
-    return [_stem(word) for word in _pieces(text)]
+    return stems(pieces(text))
