@@ -50,13 +50,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Sequence
-from functools import cache, lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.search._corpus import Corpus, Parts, Snapshot
 from forge.tools.search._intents import interleave, parts
-from forge.tools.search._tokens import pieces, split_identifier, stems, terms, tokenize, words
+from forge.tools.search._tokens import split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -118,8 +117,8 @@ def _document(tool: Tool, fields: dict[str, list[str]] | None = None) -> list[st
     if fields is None:
         fields = _fields(tool, _parameter_text(tool))
     doc: list[str] = []
-    for key, field in fields.items():
-        doc.extend(field * _FIELD_WEIGHTS[key])
+    for key, terms in fields.items():
+        doc.extend(terms * _FIELD_WEIGHTS[key])
     return doc
 
 
@@ -130,6 +129,12 @@ def _semantic_text(tool: Tool, parameters: str | None = None) -> str:
     if parameters is None:
         parameters = _parameter_text(tool)
     return f"{name}. {tool.description} {parameters}".strip()
+
+
+def _whole_document(tool: Tool) -> list[str]:
+    meta = tool.metadata
+    texts = (tool.name, meta.display_name or "", " ".join(meta.tags), tool.description)
+    return words(" ".join((*texts, _schema_text(tool))))
 
 
 def _schema(tool: Tool) -> Any:
@@ -221,53 +226,24 @@ def _profile(tool: Tool, document: list[str], fields: dict[str, list[str]]) -> _
         name=frozenset(name),
         name_pairs=frozenset(pairwise(name)),
         description=frozenset(fields["description"]),
-        parameters=frozenset(t for p in _parameter_names(tool) for t in _name_terms(p)),
+        parameters=frozenset(t for p in _parameter_names(tool) for t in tokenize(p)),
         terms=frozenset(document),
     )
 
 
 def _parts(tools: list[Tool]) -> list[Parts]:
-    """What the index keeps of each tool (`Parts`), the embeddings computed in one batch.
-
-    The name, display name, tags and description are split once (``pieces``): their terms
-    make the weighted fields and their stems start the whole-definition document, the
-    ``words`` of those texts and the JSON schema (`_schema_text`) joined by spaces.
-    """
+    """What the index keeps of each tool (`Parts`), the embeddings computed in one batch."""
     from forge.tools.search._embedding import embed
 
     parameters = [_parameter_text(t) for t in tools]
     vectors = embed([_semantic_text(t, p) for t, p in zip(tools, parameters, strict=True)])
     out = []
     for tool, params, vector in zip(tools, parameters, vectors, strict=True):
-        meta = tool.metadata
-        split = [pieces(text) for text in (tool.name, meta.display_name or "",
-                                           " ".join(meta.tags), tool.description)]  # fmt: skip
-        name, display_name, tags, description = (terms(found) for found in split)
-        fields = {
-            "name": name,
-            "display_name": display_name,
-            "tags": tags,
-            "description": description,
-            "category": list(_category_terms(meta.category)),
-            "params": tokenize(params),
-        }
-        whole = [stem for found in split for stem in stems(found)]
-        whole += words(_schema_text(tool))
+        fields = _fields(tool, params)
         document = _document(tool, fields)
-        out.append(Parts(document or ["_"], whole or ["_"], vector,
+        out.append(Parts(document or ["_"], _whole_document(tool) or ["_"], vector,
                          _profile(tool, document, fields)))  # fmt: skip
     return out
-
-
-@cache
-def _category_terms(category: ToolCategory) -> tuple[str, ...]:
-    return tuple(tokenize(category.value))
-
-
-@lru_cache(maxsize=4096)
-def _name_terms(name: str) -> tuple[str, ...]:
-    """A parameter name's terms (names repeat across tools: `_profile`)."""
-    return tuple(tokenize(name))
 
 
 class SearchIndex:

@@ -6,6 +6,10 @@ or Japanese characters, written without spaces, becomes its overlapping characte
 (``天气预报`` -> ``天气 气预 预报``; a lone character stays). English stop words, numbers and
 single Latin letters are dropped from ``tokenize``'s terms, and English plurals and suffixes are
 folded; words of other scripts are kept as they are.
+
+An ASCII text is cut into its runs of letters and digits; each distinct run is split, and its
+terms and stems found, once and kept (the most recent ``_RUNS_KEPT``), so indexing many tools
+splits each word of their vocabulary once instead of at every occurrence.
 """
 
 from __future__ import annotations
@@ -14,18 +18,18 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
-from itertools import pairwise
+from itertools import chain, pairwise
 
-__all__ = ["pieces", "split_identifier", "stems", "terms", "tokenize", "words"]
+__all__ = ["split_identifier", "tokenize", "words"]
 
 #: Where a camelCase word breaks: before a capital that follows a lowercase letter or digit, or
 #: that starts a word after a run of capitals (``HTTPServer``). Testing the capital first lets
 #: the scan skip every other position quickly.
 _CAMEL = re.compile(r"(?=[A-Z])(?:(?<=[a-z0-9])|(?<=[A-Z])(?=[A-Z][a-z]))")
-#: ASCII text to its words: capitals lowered, everything but letters and digits a space.
-_ASCII_WORDS = str.maketrans(
-    {chr(i): chr(i).lower() if chr(i).isalnum() else " " for i in range(128)}
-)
+#: ASCII text to its runs of letters and digits (case kept): every other character a space.
+_ASCII_RUNS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).isalnum()})
+#: How many distinct ASCII runs keep their words, terms and stems (the most recently used).
+_RUNS_KEPT = 32768
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: A run of Chinese or Japanese characters, or a run of other letters and digits.
 _WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -148,16 +152,21 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
 
 
-def pieces(text: str) -> list[str]:
-    """The words of a text, folded; a CJK run as its character pairs.
+def _runs(text: str) -> list[str]:
+    """An ASCII text's runs of letters and digits.
 
-    `tokenize` and `words` of a text are `terms` and `stems` of its pieces, so a text that
-    needs both is split once. Texts joined by spaces give their pieces joined.
+    A camelCase break lies between two letters or digits and depends on no other character,
+    so a text's words are its runs' words, one after the other: each run is split (and its
+    terms and stems found) once and kept (`_run_pieces`).
     """
-    spelled = split_identifier(text)
-    if spelled.isascii():  # folding is lowering; a word is a run of [a-z0-9]
-        return spelled.translate(_ASCII_WORDS).split()
-    folded = _fold(spelled)
+    return text.translate(_ASCII_RUNS).split()
+
+
+def _pieces(text: str) -> list[str]:
+    """The words of a text, folded; a CJK run as its character pairs."""
+    if text.isascii():
+        return list(chain.from_iterable(map(_run_pieces, _runs(text))))
+    folded = _fold(split_identifier(text))
     if folded.isascii():  # no CJK run to split
         return _WORD.findall(folded)
     out: list[str] = []
@@ -167,6 +176,12 @@ def pieces(text: str) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+@lru_cache(maxsize=_RUNS_KEPT)
+def _run_pieces(run: str) -> tuple[str, ...]:
+    """The lowercase words of a run of ASCII letters and digits (cut at camelCase breaks)."""
+    return (run,) if run.islower() else tuple(_CAMEL.sub(" ", run).lower().split())
 
 
 @lru_cache(maxsize=65536)
@@ -180,14 +195,20 @@ def _term(word: str) -> str | None:
     return None if word in _STOP else word
 
 
-def terms(words: Iterable[str]) -> list[str]:
-    """The search terms of a text's `pieces` (stop words, numbers and single letters dropped)."""
+def _terms(words: Iterable[str]) -> list[str]:
     return [term for term in map(_term, words) if term is not None]
+
+
+@lru_cache(maxsize=_RUNS_KEPT)
+def _run_terms(run: str) -> tuple[str, ...]:
+    return tuple(_terms(_run_pieces(run)))
 
 
 def tokenize(text: str) -> list[str]:
     """Split text and identifiers into lowercase search terms."""
-    return terms(pieces(text))
+    if text.isascii():
+        return list(chain.from_iterable(map(_run_terms, _runs(text))))
+    return _terms(_pieces(text))
 
 
 @lru_cache(maxsize=65536)
@@ -208,11 +229,13 @@ def _stem(word: str) -> str:
     return word
 
 
-def stems(words: Iterable[str]) -> list[str]:
-    """Every one of a text's `pieces`, stemmed."""
-    return list(map(_stem, words))
+@lru_cache(maxsize=_RUNS_KEPT)
+def _run_stems(run: str) -> tuple[str, ...]:
+    return tuple(map(_stem, _run_pieces(run)))
 
 
 def words(text: str) -> list[str]:
     """Every word of text and identifiers, lowercased and stemmed, none dropped."""
-    return stems(pieces(text))
+    if text.isascii():
+        return list(chain.from_iterable(map(_run_stems, _runs(text))))
+    return list(map(_stem, _pieces(text)))
