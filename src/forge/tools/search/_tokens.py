@@ -27,7 +27,7 @@ __all__ = ["split_identifier", "tokenize", "words"]
 #: the scan skip every other position quickly.
 _CAMEL = re.compile(r"(?=[A-Z])(?:(?<=[a-z0-9])|(?<=[A-Z])(?=[A-Z][a-z]))")
 #: ASCII text to its runs of letters and digits (case kept): every other character a space.
-_ASCII_RUNS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).isalnum()})
+_ASCII_RUNS = "".join(c if c.isalnum() else " " for c in map(chr, range(128)))
 #: How many distinct ASCII runs keep their words, terms and stems (the most recently used).
 _RUNS_KEPT = 32768
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
