@@ -146,8 +146,7 @@ def split_identifier(text: str) -> str:
 
 
 def _fold(text: str) -> str:
-    if text.isascii():
-        return text.lower()
+    """Text with a non-ASCII character, NFKC- and case-folded, accents stripped."""
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
 
