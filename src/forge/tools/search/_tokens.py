@@ -6,18 +6,30 @@ or Japanese characters, written without spaces, becomes its overlapping characte
 (``天气预报`` -> ``天气 气预 预报``; a lone character stays). English stop words, numbers and
 single Latin letters are dropped from ``tokenize``'s terms, and English plurals and suffixes are
 folded; words of other scripts are kept as they are.
+
+An ASCII text is cut into its runs of letters and digits; each distinct run is split, and its
+terms and stems found, once and kept (the most recent ``_RUNS_KEPT``), so indexing many tools
+splits each word of their vocabulary once instead of at every occurrence.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
-from itertools import pairwise
+from itertools import chain, pairwise
 
 __all__ = ["split_identifier", "tokenize", "words"]
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Where a camelCase word breaks: before a capital that follows a lowercase letter or digit, or
+#: that starts a word after a run of capitals (``HTTPServer``). Testing the capital first lets
+#: the scan skip every other position quickly.
+_CAMEL = re.compile(r"(?=[A-Z])(?:(?<=[a-z0-9])|(?<=[A-Z])(?=[A-Z][a-z]))")
+#: ASCII text to its runs of letters and digits (case kept): every other character a space.
+_ASCII_RUNS = "".join(c if c.isalnum() else " " for c in map(chr, range(128)))
+#: How many distinct ASCII runs keep their words, terms and stems (the most recently used).
+_RUNS_KEPT = 32768
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 #: A run of Chinese or Japanese characters, or a run of other letters and digits.
 _WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -129,18 +141,30 @@ _VOWEL = re.compile(r"[aeiouy]")
 
 def split_identifier(text: str) -> str:
     """``snake_case``, ``kebab-case`` and ``camelCase`` identifiers spelled as words."""
-    return _CAMEL.sub(" ", text.replace("_", " ").replace("-", " "))
+    text = text.replace("_", " ").replace("-", " ")
+    return text if text.islower() else _CAMEL.sub(" ", text)  # no capital: nothing to split
 
 
 def _fold(text: str) -> str:
-    if text.isascii():
-        return text.lower()
+    """Text with a non-ASCII character, NFKC- and case-folded, accents stripped."""
     text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
 
 
+def _runs(text: str) -> list[str]:
+    """An ASCII text's runs of letters and digits.
+
+    A camelCase break lies between two letters or digits and depends on no other character,
+    so a text's words are its runs' words, one after the other: each run is split (and its
+    terms and stems found) once and kept (`_run_pieces`).
+    """
+    return text.translate(_ASCII_RUNS).split()
+
+
 def _pieces(text: str) -> list[str]:
     """The words of a text, folded; a CJK run as its character pairs."""
+    if text.isascii():
+        return list(chain.from_iterable(map(_run_pieces, _runs(text))))
     folded = _fold(split_identifier(text))
     if folded.isascii():  # no CJK run to split
         return _WORD.findall(folded)
@@ -151,6 +175,12 @@ def _pieces(text: str) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+@lru_cache(maxsize=_RUNS_KEPT)
+def _run_pieces(run: str) -> tuple[str, ...]:
+    """The lowercase words of a run of ASCII letters and digits (cut at camelCase breaks)."""
+    return (run,) if run.islower() else tuple(_CAMEL.sub(" ", run).lower().split())
 
 
 @lru_cache(maxsize=65536)
@@ -164,9 +194,20 @@ def _term(word: str) -> str | None:
     return None if word in _STOP else word
 
 
+def _terms(words: Iterable[str]) -> list[str]:
+    return [term for term in map(_term, words) if term is not None]
+
+
+@lru_cache(maxsize=_RUNS_KEPT)
+def _run_terms(run: str) -> tuple[str, ...]:
+    return tuple(_terms(_run_pieces(run)))
+
+
 def tokenize(text: str) -> list[str]:
     """Split text and identifiers into lowercase search terms."""
-    return [term for word in _pieces(text) if (term := _term(word)) is not None]
+    if text.isascii():
+        return list(chain.from_iterable(map(_run_terms, _runs(text))))
+    return _terms(_pieces(text))
 
 
 @lru_cache(maxsize=65536)
@@ -187,6 +228,13 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=_RUNS_KEPT)
+def _run_stems(run: str) -> tuple[str, ...]:
+    return tuple(map(_stem, _run_pieces(run)))
+
+
 def words(text: str) -> list[str]:
     """Every word of text and identifiers, lowercased and stemmed, none dropped."""
-    return [_stem(word) for word in _pieces(text)]
+    if text.isascii():
+        return list(chain.from_iterable(map(_run_stems, _runs(text))))
+    return list(map(_stem, _pieces(text)))
