@@ -39,10 +39,17 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1e3
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[..., object], *args: Any, **options: Any) -> float:
     started = time.perf_counter()
-    fn()
+    fn(*args, **options)
     return time.perf_counter() - started
+
+
+def _then_search(registry: Any, change: Callable[..., object], argument: Any, query: str,
+                 **options: Any) -> None:  # fmt: skip
+    """One registry change, then one search."""
+    change(argument, **options)
+    registry.search(query)
 
 
 def _bm25s_rebuild_ms(tools: list[Any], rounds: int) -> float:
@@ -64,7 +71,7 @@ def _rounds(size: int, tools: list[Any], spare: list[Any], texts: list[str]) -> 
     registry = ToolRegistry(tools[:size])
     registry.search(texts[0])
     out = {"build": _median_ms(builds)}
-    same = [_timed(lambda q=q: registry.search(q)) for q in texts[1 : ROUNDS + 1]]
+    same = [_timed(registry.search, q) for q in texts[1 : ROUNDS + 1]]
     out["none"] = _median_ms(same)
     added, replaced, removed = [], [], []
     for n in range(ROUNDS):
@@ -72,10 +79,10 @@ def _rounds(size: int, tools: list[Any], spare: list[Any], texts: list[str]) -> 
         old = tools[n * 37 % size]
         twin = old.replace(description=f"{old.description} ({n})")
         gone = tools[(n * 53 + 11) % size].name
-        added.append(_timed(lambda t=spare[n], q=query: (registry.register(t), registry.search(q))))
-        replaced.append(_timed(lambda t=twin, q=query: (registry.register(t, replace=True),
-                                                        registry.search(q))))  # fmt: skip
-        removed.append(_timed(lambda g=gone, q=query: (registry.deregister(g), registry.search(q))))
+        added.append(_timed(_then_search, registry, registry.register, spare[n], query))
+        replaced.append(_timed(_then_search, registry, registry.register, twin, query,
+                               replace=True))  # fmt: skip
+        removed.append(_timed(_then_search, registry, registry.deregister, gone, query))
     out["register"] = _median_ms(added)
     out["replace"] = _median_ms(replaced)
     out["deregister"] = _median_ms(removed)
