@@ -144,12 +144,34 @@ def _ref(schema: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
     siblings = {k: v for k, v in schema.items() if k != "$ref" and k not in ANNOTATIONS}
     if not siblings:
         return {"$ref": ref}
-    ctx.note(path, "$ref", "rewritten", "a $ref with sibling keywords was wrapped in anyOf")
-    out = _node({k: v for k, v in siblings.items() if k != "description"}, ctx, path)
-    out = {"anyOf": [{"$ref": ref}]} if not out or out == {"type": "object"} else out
-    if "description" in siblings:
-        out["description"] = siblings["description"]
-    return out
+    if siblings.keys() <= {"description", "default"}:
+        ctx.note(path, "$ref", "rewritten", "a $ref with sibling keywords was wrapped in anyOf")
+        out: Schema = {"anyOf": [{"$ref": ref}]}
+        if "description" in siblings:
+            out["description"] = siblings["description"]
+        if "default" in siblings:
+            ctx.note(path, "default", "moved_to_description",
+                     f"{ctx.provider} strict has no default")  # fmt: skip
+            append_description(out, {"default": siblings["default"]})
+        return out
+    return _node(_merge_ref(ref, siblings, ctx, path), ctx, path)
+
+
+def _merge_ref(ref: str, siblings: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
+    """The target of ``ref`` and the keywords beside it, as one schema (both must hold)."""
+    try:
+        target = resolve(ctx.root, ref)
+    except LookupError as exc:
+        ctx.fail(path, "$ref", str(exc))
+    if not isinstance(target, Mapping):
+        ctx.fail(path, "$ref", f"the reference {ref!r} is not an object schema")
+    body = {k: v for k, v in target.items() if k not in ("$defs", "definitions")}
+    for key, value in siblings.items():
+        if key in body and body[key] != value and key not in ("description", "default"):
+            ctx.fail(path, "$ref", f"the keywords beside the reference {ref!r} and its target "
+                     f"disagree on {key!r}; strict mode has no allOf to keep both")  # fmt: skip
+    ctx.note(path, "$ref", "inlined", f"inlined {ref} to merge the keywords beside it")
+    return {**body, **siblings}
 
 
 def _flatten_all_of(schema: Mapping[str, Any], ctx: Context, path: Path) -> Mapping[str, Any]:
