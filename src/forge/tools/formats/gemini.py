@@ -26,6 +26,8 @@ def convert_gemini(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
     schema, ``allOf`` that cannot be merged, a parameter name the subset
     rejects) goes unchanged as ``parametersJsonSchema``, Gemini's full JSON
     Schema field: a faithful rewrite (never an error), which the report notes.
+    A tool without parameters has no ``parameters``, as the SDK's ``from_callable``
+    writes it: Gemini rejects an ``OBJECT`` whose ``properties`` are empty.
     """
     start = len(ctx.changes)
     try:
@@ -37,7 +39,19 @@ def convert_gemini(tool: ToolDefinition, ctx: Context) -> dict[str, Any]:
                  "the schema is sent unchanged as 'parametersJsonSchema'")  # fmt: skip
         return ReadOnlyDict(name=tool.name, description=tool.description,
                             parametersJsonSchema=tool.parameters)  # fmt: skip
+    if _declares_nothing(parameters):  # the same declaration, so not a change to report
+        return ReadOnlyDict(name=tool.name, description=tool.description)
     return ReadOnlyDict(name=tool.name, description=tool.description, parameters=parameters)
+
+
+def _declares_nothing(parameters: Any) -> bool:
+    """Whether ``parameters`` is an object with no properties and nothing else to say."""
+    return (
+        parameters.get("type") == "OBJECT"
+        and not parameters.get("properties")
+        and not parameters.get("required")
+        and parameters.keys() <= {"type", "properties", "required"}
+    )
 
 
 def wrap_gemini(declarations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
