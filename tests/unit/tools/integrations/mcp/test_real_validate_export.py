@@ -156,6 +156,8 @@ def _rewrites(provider: str, tool: Tool, definition: Mapping[str, Any]) -> bool:
     if name != tool.name or description != tool.description:
         return True
     ours, theirs = _spelled(tool.parameters), _spelled(schema)
+    if provider == "gemini" and schema is None:  # declared without parameters: it takes none
+        return bool(ours.get("properties"))
     if provider == "gemini" and "parameters" in definition:
         return _meaning(theirs, theirs) != _meaning(ours, ours)
     return bool(theirs != ours)
