@@ -121,6 +121,10 @@ def _node(schema: Any, ctx: Context, path: Path, profile: Profile) -> Schema:
             moved[key] = value
     if out.get("type") == "object" or "properties" in out:
         _close(schema, out, ctx, path)
+    kind = out.get("type")
+    if isinstance(kind, list) and "object" in kind and "properties" not in out:
+        ctx.fail(path, "type", "strict mode closes every object, so an object of any keys "
+                 "beside other types cannot be expressed; list its properties")  # fmt: skip
     append_description(out, moved)
     return out
 

@@ -88,9 +88,16 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
         _keyword(key, value, schema, out, moved=moved, ctx=ctx, path=path)
     if out.get("type") == "object" or "properties" in out:
         _close(schema, out, ctx, path)
-    if out.get("type") == "array" and "items" not in out:
+    kind = out.get("type")
+    if isinstance(kind, list) and "object" in kind and "properties" not in out:
+        ctx.fail(path, "type", "strict mode closes every object, so an object of any keys "
+                 "beside other types cannot be expressed; list its properties")  # fmt: skip
+    if (kind == "array" or (isinstance(kind, list) and "array" in kind)) and "items" not in out:
         ctx.note(path, "items", "added", "untyped array items travel as JSON strings")
         out["items"] = json_string_schema({})
+    if not out.keys() & {"type", "anyOf", "enum"}:
+        ctx.fail(path, next(iter(moved), "type"), "strict mode needs a type, and nothing "
+                 "it can express is left of this schema")  # fmt: skip
     append_description(out, moved)
     return out
 
@@ -138,6 +145,10 @@ def _ref(schema: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
         ref = "#/$defs/" + ref[len("#/definitions/") :]
     elif not (ref == "#" or (isinstance(ref, str) and ref.startswith("#/$defs/"))):
         return _node(inline_refs(schema, ctx, path), ctx, path)
+    try:
+        resolve(ctx.root, ref)
+    except LookupError as exc:
+        ctx.fail(path, "$ref", str(exc))
     if _only_refers_to_itself(schema["$ref"], ctx.root):
         ctx.fail(path, "$ref", f"the reference {ref!r} leads only to references, back to "
                  "itself, never to a schema; give one of them a type")  # fmt: skip

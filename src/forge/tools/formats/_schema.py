@@ -254,10 +254,17 @@ def is_free_form(schema: Any, root: Mapping[str, Any]) -> bool:
     if not _typed(schema):
         return True
     return (
-        schema.get("type") == "object"
+        _object_or_null(schema.get("type"))
         and not schema.get("properties")
         and schema.get("additionalProperties", True) is not False
     )
+
+
+def _object_or_null(kind: Any) -> bool:
+    """Whether ``kind`` is ``"object"``, or a type list of ``"object"`` and ``"null"``."""
+    if isinstance(kind, list):
+        return "object" in kind and set(kind) <= {"object", "null"}
+    return bool(kind == "object")
 
 
 def _typed(schema: Mapping[str, Any]) -> bool:
@@ -272,7 +279,9 @@ def json_string_schema(schema: Mapping[str, Any]) -> Schema:
     hint = JSON_STRING_NOTE
     if shown:
         hint += f" Schema: {json.dumps(shown, sort_keys=True, default=str)}"
-    return {"type": "string", "description": f"{text} ({hint})" if text else hint}
+    kind = schema.get("type")
+    string: Any = ["string", "null"] if isinstance(kind, list) and "null" in kind else "string"
+    return {"type": string, "description": f"{text} ({hint})" if text else hint}
 
 
 def append_description(schema: Schema, moved: Mapping[str, Any]) -> None:
