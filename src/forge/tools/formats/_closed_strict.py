@@ -145,7 +145,9 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> 
                  "strict mode closes every object, so keys beyond the listed properties "
                  "cannot be expressed")  # fmt: skip
     if extra is not False:
-        ctx.note(path, "additionalProperties", "removed", "the object was closed")
+        ctx.fail(path, "additionalProperties",
+                 "strict mode closes every object, so an object that takes keys it does not "
+                 "list (**kwargs, additionalProperties) would take no keys at all")  # fmt: skip
     elif "additionalProperties" not in schema and schema.get("properties"):
         ctx.note(path, "additionalProperties", "removed",
                  "the object did not forbid other keys; strict mode closes it")  # fmt: skip

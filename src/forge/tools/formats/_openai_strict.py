@@ -215,7 +215,9 @@ def _close(schema: Mapping[str, Any], out: Schema, ctx: Context, path: Path) -> 
             "be expressed; list them or make the value a separate dict parameter",
         )
     if extra is not False:
-        ctx.note(path, "additionalProperties", "removed", "the object was closed")
+        ctx.fail(path, "additionalProperties",
+                 "strict mode closes every object, so an object that takes keys it does not "
+                 "list (**kwargs, additionalProperties) would take no keys at all")  # fmt: skip
     elif "additionalProperties" not in schema and schema.get("properties"):
         ctx.note(path, "additionalProperties", "removed",
                  "the object did not forbid other keys; strict mode closes it")  # fmt: skip

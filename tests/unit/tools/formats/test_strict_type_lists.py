@@ -102,3 +102,23 @@ def test_every_strict_export_obeys_the_strict_rules(schema: dict[str, Any]) -> N
     definition, _ = convert(tool, "anthropic", strict=True)
     if definition.get("strict"):
         assert anthropic_violations(definition["input_schema"]) == []
+
+
+def test_a_tool_that_takes_any_keys_is_not_closed_to_none() -> None:
+    """``**kwargs: int`` (or an open root) would take no argument at all once closed: non-strict."""
+    from forge.tools import tool
+
+    @tool
+    def tally(**counts: int) -> int:
+        """Add the counts."""
+        return sum(counts.values())
+
+    open_root = _tool({"type": "object", "properties": {}, "additionalProperties": True}, "o")
+    for target in (tally, open_root):
+        for provider in ("openai", "anthropic", "bedrock", "mistral"):
+            definition, report = convert(target, provider, strict=True)
+            body = definition.get("function", definition.get("toolSpec", definition))
+            assert body.get("strict") is not True, (target.name, provider)
+            assert report.changes[0].action == "fallback"
+            assert report.changes[0].keyword == "additionalProperties"
+    assert tally(**tally.validate({"a": 1, "b": 2})) == 3
