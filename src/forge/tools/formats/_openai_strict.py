@@ -146,7 +146,7 @@ def _ref(schema: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
     elif not (ref == "#" or (isinstance(ref, str) and ref.startswith("#/$defs/"))):
         return _node(inline_refs(schema, ctx, path), ctx, path)
     try:
-        resolve(ctx.root, ref)
+        resolve(ctx.root, schema["$ref"])
     except LookupError as exc:
         ctx.fail(path, "$ref", str(exc))
     if _only_refers_to_itself(schema["$ref"], ctx.root):
@@ -165,7 +165,7 @@ def _ref(schema: Mapping[str, Any], ctx: Context, path: Path) -> Schema:
                      f"{ctx.provider} strict has no default")  # fmt: skip
             append_description(out, {"default": siblings["default"]})
         return out
-    return _node(_merge_ref(ref, siblings, ctx, path), ctx, path)
+    return _node(_merge_ref(schema["$ref"], siblings, ctx, path), ctx, path)
 
 
 def _merge_ref(ref: str, siblings: Mapping[str, Any], ctx: Context, path: Path) -> Schema:

@@ -111,3 +111,19 @@ def test_conflicting_keywords_beside_a_ref_fall_back_from_strict() -> None:
     assert "strict" not in definition["function"]
     assert report.changes[0].action == "fallback"
     assert "'type'" in report.changes[0].detail
+
+
+def test_draft_7_definitions_beside_siblings_resolve() -> None:
+    """``#/definitions/...`` references with siblings resolve against the schema as written."""
+    from forge.tools.formats._openai_strict import compile_openai_strict_general
+    from forge.tools.formats._schema import Context
+
+    schema = {"type": "object", "properties": {
+        "b": {"$ref": "#/definitions/A", "default": {"x": 1}},
+        "c": {"$ref": "#/definitions/A", "minProperties": 1}},
+        "definitions": {"A": {"type": "object", "properties": {"x": {"type": "integer"}},
+                              "required": ["x"]}}}  # fmt: skip
+    out = compile_openai_strict_general(schema, Context("t", "openai", True))
+    assert out["properties"]["b"]["anyOf"][0] == {"$ref": "#/$defs/A"}
+    assert out["properties"]["c"]["properties"] == {"x": {"type": "integer"}}
+    assert openai_violations(out) == []
