@@ -79,6 +79,7 @@ def _node(schema: Any, ctx: Context, path: Path) -> Schema:
     for key, value in schema.items():
         _keyword(key, value, out, moved, ctx=ctx, path=path)
     _enum(out, moved, ctx, path)
+    _defined_required(out, ctx, path)
     if nullable:
         out["nullable"] = True
     append_description(out, moved)
@@ -151,6 +152,25 @@ def _keyword(
     elif key not in ANNOTATIONS:
         ctx.note(path, key, "moved_to_description", f"Gemini's schema subset has no {key}")
         moved[key] = value
+
+
+def _defined_required(out: Schema, ctx: Context, path: Path) -> None:
+    """Drop required names with no property: Gemini rejects them ("property is not defined")."""
+    required = out.get("required")
+    if not required:
+        return
+    defined = out.get("properties", {})
+    kept = [name for name in required if name in defined]
+    if len(kept) == len(required):
+        return
+    dropped = [name for name in required if name not in defined]
+    ctx.note(path, "required", "removed", f"dropped the required names {dropped!r}, which "
+             "have no property (Gemini rejects them: 'property is not defined'); the call is "
+             "still validated against them")  # fmt: skip
+    if kept:
+        out["required"] = kept
+    else:
+        del out["required"]
 
 
 def _type(value: Any, out: Schema, ctx: Context, path: Path) -> None:

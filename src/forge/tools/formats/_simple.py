@@ -90,6 +90,8 @@ def gemini_simple(schema: Any, ctx: Context, table: Any = UNKNOWN) -> Schema | N
     found = analyse(schema) if table is UNKNOWN else table
     if found is None or found.schema is not schema or not found.plain_names:
         return None  # not simple, or (plain_names) the general path notes an unusual name
+    if not found.required_names <= {param[0] for param in found.params}:
+        return None  # the general path drops (and notes) a required name Gemini rejects
     changes = ctx.changes
     if found.closed_first:
         changes.append(_CLOSED)

@@ -52,3 +52,24 @@ def test_a_described_or_constrained_empty_object_keeps_its_parameters() -> None:
     record = from_record({"name": "opts", "description": "Opts.", "parameters": schema,
                           "handler": lambda **k: k})  # fmt: skip
     assert convert(record, "gemini")[0]["parameters"]["type"] == "OBJECT"
+
+
+def test_required_names_without_a_property_are_dropped_and_reported(sdk: Any) -> None:
+    """Gemini answers 400 'required[0]: property is not defined'; the export drops such names."""
+    schema = {"type": "object", "required": ["a", "ghost"], "properties": {
+        "a": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x", "y"]},
+    }}  # fmt: skip
+    record = from_record({"name": "g", "description": "G.", "parameters": schema,
+                          "handler": lambda **k: k})  # fmt: skip
+    declaration, report = convert(record, "gemini")
+    sdk["gemini"](declaration)
+    params = declaration["parameters"]
+    assert params["required"] == ["a"]
+    assert params["properties"]["a"]["required"] == ["x"]
+    dropped = {c.path for c in report.changes if c.keyword == "required" and c.action == "removed"}
+    assert dropped == {"", "/properties/a"}
+    simple = from_record({"name": "s", "description": "S.", "handler": lambda **k: k,
+                          "parameters": {"type": "object", "required": ["q", "ghost"],
+                                         "properties": {"q": {"type": "string"}}}})  # fmt: skip
+    assert convert(simple, "gemini")[0]["parameters"]["required"] == ["q"]
+    assert record.validate({"a": {"x": 1, "y": 2}, "ghost": 0})["ghost"] == 0
