@@ -3,7 +3,11 @@
 The assistant message goes back with its text (``content``), its refusal, and each call as
 the model sent it (the arguments text untouched); Ollama's also keeps ``thinking``.
 Streamed chunks are joined the way the SDKs join them: text appended, call fragments by
-``index`` (a fragment with a new id at a used index is a new call).
+``index`` (a fragment with a new id at a used index is a new call), as
+`forge.tools.ToolCallAccumulator` joins them: a fragment without an ``index`` (Gemini's
+OpenAI-compatible endpoint sends none) continues the call its id names, else the last one.
+A call's ``extra_content`` (where Gemini puts the ``thought_signature`` it requires back on
+the call) is kept.
 """
 
 from __future__ import annotations
@@ -60,12 +64,16 @@ def _call(call: Mapping[str, Any]) -> dict[str, Any]:
     if kind == "custom":
         custom = call.get("custom") or {}
         named = {"name": custom.get("name"), "input": custom.get("input", "")}
-        return {"id": call.get("id"), "type": "custom", "custom": named}
-    function = call.get("function") or {}
-    arguments = function.get("arguments")
-    return {"id": call.get("id"), "type": "function",
-            "function": {"name": function.get("name"),
-                         "arguments": "" if arguments is None else arguments}}  # fmt: skip
+        out = {"id": call.get("id"), "type": "custom", "custom": named}
+    else:
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        out = {"id": call.get("id"), "type": "function",
+               "function": {"name": function.get("name"),
+                            "arguments": "" if arguments is None else arguments}}  # fmt: skip
+    if call.get("extra_content"):  # Gemini's thought_signature: it must come back
+        out["extra_content"] = call["extra_content"]
+    return out
 
 
 def content_text(content: Any) -> str:
@@ -90,6 +98,8 @@ class ChatBuilder:
         self._refusal: list[str] = []
         self._calls: list[dict[str, Any]] = []
         self._by_index: dict[Any, dict[str, Any]] = {}
+        self._by_id: dict[Any, dict[str, Any]] = {}
+        self._last: dict[str, Any] | None = None
 
     def add(self, chunk: Any) -> str:
         """Take one chunk; return the text it adds."""
@@ -118,14 +128,24 @@ class ChatBuilder:
 
     def _take(self, fragment: dict[str, Any]) -> None:
         index, call_id = fragment.get("index"), fragment.get("id")
-        slot = self._by_index.get(index) if index is not None else None
+        known = call_id if isinstance(call_id, str | int) else None  # a hashable id
+        slot = self._by_id.get(known) if known else None
+        if slot is None:
+            slot = self._by_index.get(index) if index is not None else self._last
         if slot is None or (call_id and slot.get("id") and slot["id"] != call_id) \
                 or self._provider == "ollama":  # fmt: skip
             slot = {"id": call_id, "type": "function", "function": {"name": "", "arguments": ""}}
             self._calls.append(slot)
-            self._by_index[index] = slot
+            if index is not None:
+                self._by_index[index] = slot
+        self._last = slot
         if call_id and not slot.get("id"):
             slot["id"] = call_id
+        if known:
+            self._by_id[known] = slot
+        extra = fragment.get("extra_content")
+        if isinstance(extra, Mapping) and extra:
+            slot["extra_content"] = _merged(slot.get("extra_content"), extra)
         function = fragment.get("function") or {}
         name = function.get("name")
         if isinstance(name, str) and name != slot["function"]["name"]:
@@ -148,3 +168,13 @@ class ChatBuilder:
         if self._calls:
             data["tool_calls"] = self._calls
         return data
+
+
+def _merged(old: Any, new: Mapping[str, Any]) -> dict[str, Any]:
+    """``new`` merged into ``old`` key by key (nested objects merged too)."""
+    out = dict(old) if isinstance(old, Mapping) else {}
+    for key, value in new.items():
+        before = out.get(key)
+        out[key] = _merged(before, value) if isinstance(value, Mapping) and isinstance(
+            before, Mapping) else value  # fmt: skip
+    return out

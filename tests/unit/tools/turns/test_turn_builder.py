@@ -299,3 +299,73 @@ def test_a_malformed_event_is_a_format_error() -> None:
     with pytest.raises(ToolCallFormatError, match="content_block_start's block is int"):
         TurnBuilder("anthropic").add({"type": "content_block_start", "index": 0,
                                       "content_block": 7})  # fmt: skip
+
+
+# -- OpenAI-compatible servers: Gemini's endpoint --------------------------------------------
+
+# Gemini's OpenAI-compatible stream, as recorded in public bug reports: no ``index`` on the
+# call fragments, arguments continued in index-less fragments, the thought signature in
+# ``extra_content`` (Gemini 3 rejects the next request without it), ``finish_reason: stop``.
+GEMINI_COMPAT_CALLS = [
+    {"id": "function-call-1", "type": "function",
+     "function": {"name": "get_weather", "arguments": '{"location": "Sydney"}'},
+     "extra_content": {"google": {"thought_signature": "c2lnLTE="}}},
+    {"id": "function-call-2", "type": "function",
+     "function": {"name": "get_time", "arguments": "{}"}},
+]  # fmt: skip
+GEMINI_COMPAT_CHUNKS = [
+    {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"id": "function-call-1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"location": '},
+         "extra_content": {"google": {"thought_signature": "c2lnLTE="}}}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [
+        {"function": {"arguments": '"Sydney"}'}}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [GEMINI_COMPAT_CALLS[1]]}}]},
+    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("as_sdk", [False, True], ids=["dicts", "sdk-chunks"])
+def test_gemini_compatible_chunks_without_index_give_the_whole_message(as_sdk: bool) -> None:
+    """Index-less fragments continue their call (as the accumulator reads them), and each
+    call's extra_content goes back: the rebuilt message is the whole completion's."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    chunks: list[Any] = [
+        {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gemini-3",
+         **chunk} for chunk in GEMINI_COMPAT_CHUNKS
+    ]  # fmt: skip
+    if as_sdk:  # built as the SDK builds streamed chunks (it does not require an index)
+        chunks = [construct_type(type_=ChatCompletionChunk, value=c) for c in chunks]
+    whole = ChatCompletion.model_validate({
+        "id": "c", "object": "chat.completion", "created": 1, "model": "gemini-3",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": None, "tool_calls": GEMINI_COMPAT_CALLS}}],
+    })  # fmt: skip
+    turn, _ = build(chunks, "openai")
+    expected = read_turn(whole)
+    assert (
+        turn.items
+        == expected.items
+        == ({"role": "assistant", "content": None, "tool_calls": GEMINI_COMPAT_CALLS},)
+    )
+    assert turn.calls == expected.calls
+    assert [c.id for c in turn.calls] == ["function-call-1", "function-call-2"]
+
+
+def test_extra_content_sent_apart_from_the_call_is_merged_into_it() -> None:
+    """A metadata-only fragment (no index, no id) adds to the call before it."""
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"},
+             "extra_content": {"google": {"other": 1}}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"extra_content": {"google": {"thought_signature": "s"}}}]}}]},
+    ]  # fmt: skip
+    turn, _ = build(chunks, "openai")
+    assert turn.items[0]["tool_calls"] == [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"},
+         "extra_content": {"google": {"other": 1, "thought_signature": "s"}}}
+    ]  # fmt: skip
+    assert [c.name for c in turn.calls] == ["f"]
