@@ -161,7 +161,9 @@ def _decode_invalid(raw: str, exc: json.JSONDecodeError) -> Decoded:
     if unclosed:
         return _invalid(f"The arguments are truncated JSON ({unclosed} at the end)", raw)
     value = _repair(masked, literals)
-    if isinstance(value, list) and sum(isinstance(v, dict) for v in value) > 1:
+    if _top_level_objects(masked) > 1 or (
+        isinstance(value, list) and sum(isinstance(v, dict) for v in value) > 1
+    ):  # the repair drops an empty object: "{}{...}" is two calls' arguments too
         return _invalid(
             "The arguments hold several JSON objects run together; send one call per object",
             raw,
@@ -290,6 +292,18 @@ def _unmask(value: Any, literals: list[str]) -> Any:
     if isinstance(value, list):
         return [_unmask(v, literals) for v in value]
     return value
+
+
+def _top_level_objects(masked: str) -> int:
+    """How many objects ``masked`` (text whose strings are masked) holds at the top level."""
+    count = depth = 0
+    for char in masked:
+        if char in "{[":
+            count += char == "{" and depth == 0
+            depth += 1
+        elif char in "}]" and depth:
+            depth -= 1
+    return count
 
 
 def _has_content(raw: str) -> bool:

@@ -68,6 +68,10 @@ def test_complete_but_sloppy_json_is_repaired_and_marked(raw: str, expected: Any
         ('{"query": "x",', "truncated JSON"),
         ("{", "truncated JSON"),
         ('{"a": 1}{"b": 2}', "several JSON objects run together"),
+        # two calls' arguments joined where one call has none (a server reusing index 0)
+        ('{}{"path": "docs"}', "several JSON objects run together"),
+        ('{"path": "docs"}{}', "several JSON objects run together"),
+        ("{}\n{'path': 'docs',}", "several JSON objects run together"),
         ("[1, 2]", "must be a JSON object, not an array"),
         ("42", "must be a JSON object, not a number"),
         ("true", "must be a JSON object, not a boolean"),
