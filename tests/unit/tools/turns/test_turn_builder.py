@@ -369,3 +369,47 @@ def test_extra_content_sent_apart_from_the_call_is_merged_into_it() -> None:
          "extra_content": {"google": {"other": 1, "thought_signature": "s"}}}
     ]  # fmt: skip
     assert [c.name for c in turn.calls] == ["f"]
+
+
+# -- Vertex AI: a call streamed in pieces ---------------------------------------------------
+
+
+@pytest.mark.parametrize("feed", ["wire", "snake", "sdk"])
+def test_gemini_call_streamed_in_pieces_goes_back_as_one_part(feed: str) -> None:
+    """Vertex AI's ``partialArgs`` pieces (and the empty part ending them) are not echoed:
+    the call goes back as the one functionCall part a whole response holds, with its
+    assembled args and the signature its first piece carried, so the parts match the
+    functionResponse parts one to one."""
+    from tests.unit.tools.streaming.test_gemini_partial_args import (
+        WEATHER,
+        WEATHER_CALL,
+        chunk,
+        fc,
+        feeds,
+        piece,
+    )
+
+    stream = [
+        *WEATHER[:1],
+        chunk({**fc(id="fc_1", name="get_weather", willContinue=True), "thoughtSignature": "c2ln"}),
+        *WEATHER[2:],
+        chunk(fc(name="f2", partialArgs=[piece("$.a", numberValue=1)], willContinue=True)),
+        chunk(fc(partialArgs=[piece("$.b", stringValue="x")])),
+        chunk(fc(name="whole", args={"c": 2})),
+    ]
+    turn, streamed = build(feeds(stream)[feed], "gemini")
+    assert [(c.name, dict(c.arguments)) for c in turn.calls] == [
+        ("get_weather", WEATHER_CALL.arguments), ("f2", {"a": 1, "b": "x"}), ("whole", {"c": 2}),
+    ]  # fmt: skip
+    key = "function_call" if feed == "snake" else "functionCall"
+    parts = turn.items[0]["parts"]
+    assert (parts[0], streamed) == ({"text": "Checking."}, "Checking.")
+    assert parts[1] == {
+        key: {"id": "fc_1", "name": "get_weather", "args": WEATHER_CALL.arguments},
+        "thoughtSignature": "c2ln",
+    }
+    assert parts[2:] == [{key: {"name": "f2", "args": {"a": 1, "b": "x"}}},
+                         {key: {"name": "whole", "args": {"c": 2}}}]  # fmt: skip
+    results = [ToolResult.ok(1).for_call(c.id, c.name) for c in turn.calls]
+    replies = turn.answer(results).replies[0]["parts"]
+    assert len(replies) == sum(key in p for p in parts) == 3
