@@ -413,3 +413,42 @@ def test_gemini_call_streamed_in_pieces_goes_back_as_one_part(feed: str) -> None
     results = [ToolResult.ok(1).for_call(c.id, c.name) for c in turn.calls]
     replies = turn.answer(results).replies[0]["parts"]
     assert len(replies) == sum(key in p for p in parts) == 3
+
+
+def test_bedrock_stream_keeps_the_result_of_a_tool_bedrock_ran() -> None:
+    """A system tool's ``toolResult`` block (streamed after its ``toolUse``) stays in the
+    message, as the whole Converse response holds it; the message is a valid request."""
+    server = {"toolUseId": "srv1", "name": "nova_grounding", "type": "server_tool_use"}
+    result = {"toolUseId": "srv1", "type": "nova_grounding_result", "status": "success"}
+
+    def delta(index: int, **value: Any) -> dict[str, Any]:
+        return {"contentBlockDelta": {"contentBlockIndex": index, "delta": value}}
+
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": server}}},
+        delta(0, toolUse={"input": '{"query": "paris"}'}),
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"contentBlockStart": {"contentBlockIndex": 1, "start": {"toolResult": result}}},
+        delta(1, toolResult=[{"text": "Sunny, "}]),
+        delta(1, toolResult=[{"text": "21C"}, {"json": {"t": 21}}]),
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        delta(2, text="Noting it."),
+        {"contentBlockStop": {"contentBlockIndex": 2}},
+        {"contentBlockStart": {"contentBlockIndex": 3,
+                               "start": {"toolUse": {"toolUseId": "t1", "name": "f"}}}},
+        delta(3, toolUse={"input": '{"a": 1}'}),
+        {"contentBlockStop": {"contentBlockIndex": 3}},
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]  # fmt: skip
+    whole = {"role": "assistant", "content": [
+        {"toolUse": {**server, "input": {"query": "paris"}}},
+        {"toolResult": {**result, "content": [{"text": "Sunny, 21C"}, {"json": {"t": 21}}]}},
+        {"text": "Noting it."},
+        {"toolUse": {"toolUseId": "t1", "name": "f", "input": {"a": 1}}},
+    ]}  # fmt: skip
+    turn, streamed = build(events, "bedrock")
+    expected = read_turn({"output": {"message": whole}}, "bedrock")
+    assert (turn.items, turn.calls, turn.text) == (expected.items, expected.calls, expected.text)
+    assert streamed == "Noting it."
+    check_converse(list(turn.answer([ToolResult.ok(1).for_call("t1", "f")]).messages))
