@@ -11,6 +11,10 @@ Only the first choice (``index`` 0) is read: with ``n > 1`` the choices interlea
 accumulator can take several completions back to back (a tool loop's turns): after a
 ``finish_reason``, the next fragment starts a new completion, whose indexes restart at 0,
 and calls are kept in order across completions.
+
+The events of the SDK's ``client.chat.completions.stream()`` helper are taken too: each
+``chunk`` event's chunk is read, and its other events (which repeat what the chunks hold)
+are skipped.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ class ChatAccumulator:
 
     def add(self, chunk: Any) -> list[ToolCall]:
         """Take one chunk; return the calls it completed."""
+        if field(chunk, "type") == "chunk":  # the stream helper's ChunkEvent
+            chunk = field(chunk, "chunk")
         data = field(chunk, "data")
         if data is not None and field(chunk, "choices") is None:
             chunk = data  # a mistralai CompletionEvent

@@ -97,6 +97,25 @@ def test_openai_sdk_chunk_objects() -> None:
     assert acc.finish() == OPENAI_CALLS
 
 
+@pytest.mark.parametrize("provider", ["openai", None])
+def test_openai_stream_helper_events(provider: str | None) -> None:
+    """The events of ``client.chat.completions.stream()`` (what its state machine yields for
+    the chunks) give the calls: each ``chunk`` event's chunk is read, the rest skipped."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state = ChatCompletionStreamState()
+    events = [
+        event
+        for chunk in OPENAI_STREAM
+        for event in state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    ]
+    assert {e.type for e in events} > {"chunk", "tool_calls.function.arguments.delta"}
+    acc = ToolCallAccumulator(provider)
+    completed = [call for event in events for call in acc.add(event)]
+    assert completed == acc.finish() == OPENAI_CALLS
+
+
 def test_openai_truncated_stream() -> None:
     """A stream cut off mid-arguments gives the call with a truncated-JSON problem."""
     acc = ToolCallAccumulator("openai")
