@@ -2,10 +2,12 @@
 
 Each chunk's ``choices[0].delta.tool_calls`` holds fragments ``{"index", "id"?, "type"?,
 "function": {"name"?, "arguments"?}}``. Fragments are keyed by ``index``, never by their
-position in the chunk; the first carries the id and name, later ones append argument
-text. A fragment with a *different* id at an index already in use starts a new call:
-some OpenAI-compatible servers (and Mistral) send every call at index 0. Calls finish when
-a ``finish_reason`` arrives, or at `finish`.
+position in the chunk (nor by their id: two calls may share one); the first carries the
+id and name, later ones append argument text. A fragment with a *different* id at an
+index already in use starts a new call: some OpenAI-compatible servers (and Mistral) send
+every call at index 0. A fragment without an index (Gemini's OpenAI-compatible endpoint)
+continues the call its id names, else the last one. Calls finish when a ``finish_reason``
+arrives, or at `finish`.
 
 Only the first choice (``index`` 0) is read: with ``n > 1`` the choices interleave. One
 accumulator can take several completions back to back (a tool loop's turns): after a
@@ -102,8 +104,8 @@ class ChatAccumulator:
             slot.add_part(arguments)
 
     def _find(self, index: Any, call_id: str | None) -> Slot:
-        if call_id and call_id in self._by_id:
-            return self._by_id[call_id]
+        if index is None and call_id and call_id in self._by_id:
+            return self._by_id[call_id]  # an index-less fragment: its id names its call
         slot = self._by_index.get(index) if index is not None else self._last
         if slot is None or (call_id and slot.id and slot.id != call_id):
             if slot is not None:

@@ -129,7 +129,7 @@ class ChatBuilder:
     def _take(self, fragment: dict[str, Any]) -> None:
         index, call_id = fragment.get("index"), fragment.get("id")
         known = call_id if isinstance(call_id, str | int) else None  # a hashable id
-        slot = self._by_id.get(known) if known else None
+        slot = self._by_id.get(known) if known and index is None else None
         if slot is None:
             slot = self._by_index.get(index) if index is not None else self._last
         if slot is None or (call_id and slot.get("id") and slot["id"] != call_id) \

@@ -116,6 +116,35 @@ def test_openai_stream_helper_events(provider: str | None) -> None:
     assert completed == acc.finish() == OPENAI_CALLS
 
 
+def test_openai_parallel_calls_sharing_an_id_stay_apart() -> None:
+    """Two calls with one id (servers that number ids per call name, or reuse one) are
+    kept apart by their index, as the SDK keeps them; the rebuilt message too."""
+    from forge.tools import TurnBuilder
+
+    stream = [
+        chat_chunk(start(0, "call_dup", "search", '{"q": ')),
+        chat_chunk(start(1, "call_dup", "lookup", '{"id": ')),
+        chat_chunk(more(0, '"a"}')),
+        chat_chunk(more(1, "7}")),
+        chat_chunk(finish="tool_calls"),
+    ]
+    acc = ToolCallAccumulator("openai")
+    for chunk in stream:
+        acc.add(chunk)
+    calls = acc.finish()
+    assert [(c.id, c.name, c.arguments) for c in calls] == _sdk_chat_calls(stream) == [
+        ("call_dup", "search", {"q": "a"}), ("call_dup", "lookup", {"id": 7}),
+    ]  # fmt: skip
+    builder = TurnBuilder("openai")
+    for chunk in stream:
+        builder.add(chunk)
+    turn = builder.finish()
+    assert turn.calls == tuple(calls)
+    assert [c["function"] for c in turn.items[0]["tool_calls"]] == [
+        {"name": "search", "arguments": '{"q": "a"}'}, {"name": "lookup", "arguments": '{"id": 7}'},
+    ]  # fmt: skip
+
+
 def test_openai_truncated_stream() -> None:
     """A stream cut off mid-arguments gives the call with a truncated-JSON problem."""
     acc = ToolCallAccumulator("openai")
