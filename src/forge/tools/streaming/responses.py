@@ -61,8 +61,9 @@ class ResponsesAccumulator:
         return []
 
     def finish(self) -> list[ToolCall]:
-        """Every call, in order; calls still open are finished as they are."""
-        return self._slots.calls()
+        """Every call, in order; calls still open are finished as they are (one whose
+        arguments never arrived is flagged as cut off)."""
+        return self._slots.calls(cut_off=True)
 
     def _open(self, event: Any, item: Any, *, added: bool = False) -> Slot | None:
         if item is None or field(item, "type") != "function_call":

@@ -721,3 +721,52 @@ def test_fragments_that_are_not_text_give_a_call_with_an_error(
     assert call.name == "s"
     assert call.argument_error is not None
     assert "must be a JSON object" in call.argument_error
+
+
+# -- Cut off before any argument arrived ----------------------------------------------------
+
+
+def _cut_before_arguments() -> dict[str, list[Any]]:
+    """For each provider that ends every call with an event: a whole call, then a call
+    whose stream ends right after it began (its end event never came)."""
+    added = {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "wipe",
+             "arguments": "", "status": "in_progress"}  # fmt: skip
+    return {
+        "anthropic": [ant_start(0, "toolu_1", "search"), ant_delta(0, '{"query": "x"}'),
+                      ant_stop(0), ant_start(1, "toolu_2", "wipe"), ant_delta(1, "")],
+        "bedrock": [br_start(0, "tooluse_1", "search"), br_delta(0, '{"query": "x"}'),
+                    br_stop(0), br_start(1, "tooluse_2", "wipe")],
+        "openai-responses": [
+            *resp_events("toolu_1", "fc_1", 0, "search", ['{"query": "x"}']),
+            {"type": "response.output_item.added", "output_index": 1, "item": added},
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("provider", sorted(_cut_before_arguments()))
+def test_a_call_cut_off_before_its_arguments_is_not_run_with_none(provider: str) -> None:
+    """A call the stream cut off before any argument arrived is flagged, not run with
+    ``{}`` (which a tool with defaults would accept); the whole call before it is intact."""
+    from forge.tools import ErrorKind, ToolRegistry, tool
+
+    ran: list[str] = []
+
+    @tool
+    def wipe(path: str = "/tmp/scratch") -> str:
+        """Delete the files under a path."""
+        ran.append(path)
+        return "wiped"
+
+    acc = ToolCallAccumulator(provider)
+    for event in _cut_before_arguments()[provider]:
+        acc.add(event)
+    search, cut = acc.finish()
+    assert (search.name, dict(search.arguments), search.argument_error) == (
+        "search", {"query": "x"}, None,
+    )  # fmt: skip
+    assert cut.name == "wipe"
+    assert "stream ended before any of them arrived" in (cut.argument_error or "")
+    registry = ToolRegistry()
+    registry.register(wipe)
+    (result,) = registry.execute_all([cut])
+    assert (result.success, result.error_kind, ran) == (False, ErrorKind.INVALID_JSON, [])
