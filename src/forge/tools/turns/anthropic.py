@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, json_object, plain, plain_list, text_of
+from forge.tools.turns._plain import block_order, field, json_object, plain, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["AnthropicBuilder", "items", "text"]
@@ -102,4 +102,9 @@ class AnthropicBuilder:
             block = self._blocks[index]
             call = by_id.get(block.get("id", ""))
             block["input"] = dict(call.arguments) if call is not None else {}
-        return [{"role": "assistant", "content": [self._blocks[i] for i in sorted(self._blocks)]}]
+        return [
+            {
+                "role": "assistant",
+                "content": [self._blocks[i] for i in sorted(self._blocks, key=block_order)],
+            }
+        ]

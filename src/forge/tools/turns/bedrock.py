@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, json_object, text_of
+from forge.tools.turns._plain import block_order, field, json_object, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["BedrockBuilder", "items", "text"]
@@ -128,4 +128,9 @@ class BedrockBuilder:
             use = block.get("toolUse")
             if use is not None and not use["input"] and use.get("toolUseId") in by_id:
                 use["input"] = dict(by_id[use["toolUseId"]].arguments)
-        return [{"role": "assistant", "content": [self._blocks[i] for i in sorted(self._blocks)]}]
+        return [
+            {
+                "role": "assistant",
+                "content": [self._blocks[i] for i in sorted(self._blocks, key=block_order)],
+            }
+        ]

@@ -52,6 +52,16 @@ def test_read_turn_returns_or_raises_a_forge_error(value: Any, provider: str | N
 
 @settings(max_examples=300, deadline=None)
 @given(events=st.lists(JSON, max_size=6), provider=st.sampled_from([None, *TURN_PROVIDERS]))
+@example(
+    events=[
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        {"type": "content_block_start", "content_block": {"type": "text"}},
+    ],
+    provider="anthropic",
+)  # a block without an index beside one with an index
+@example(events=[{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "a"}}},
+                 {"contentBlockDelta": {"delta": {"text": "b"}}}],
+         provider="bedrock")  # fmt: skip
 def test_turn_builder_returns_or_raises_a_forge_error(
     events: list[Any], provider: str | None
 ) -> None:
