@@ -211,7 +211,8 @@ class TurnBuilder:
         """The model's turn, from everything added.
 
         Raises:
-            ToolCallFormatError: Nothing was added and no provider was given.
+            ToolCallFormatError: Nothing was added and no provider was given, or what was
+                added does not make a turn.
         """
         calls = self._calls.finish()
         if self._builder is None or self.provider is None:
@@ -219,10 +220,18 @@ class TurnBuilder:
                 "the stream ended before its first event: there is no turn to read; "
                 "pass the stream the SDK returned with stream=True"
             )
-        found = self._builder.items(calls)
+        try:
+            found = self._builder.items(calls)
+            text = _TEXTS[self.provider](found)
+        except ForgeError:
+            raise
+        except (TypeError, ValueError, LookupError, AttributeError) as exc:
+            raise ToolCallFormatError(
+                f"the {self.provider} stream's events do not make a turn forge-tools reads "
+                f"({type(exc).__name__}: {str(exc)[:200]})"
+            ) from exc
         return AssistantTurn(provider=self.provider, items=tuple(found), calls=tuple(calls),
-                             text=_TEXTS[self.provider](found),
-                             revealed=_revealed(found, self.provider))  # fmt: skip
+                             text=text, revealed=_revealed(found, self.provider))  # fmt: skip
 
 
 def _revealed(found: list[dict[str, Any]], provider: str) -> tuple[str, ...]:

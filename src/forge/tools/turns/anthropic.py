@@ -73,7 +73,9 @@ class AnthropicBuilder:
             block["text"] = block.get("text", "") + piece
             return str(piece)
         if kind == "input_json_delta" and index in self._inputs:
-            self._inputs[index].append(field(delta, "partial_json") or "")
+            piece = field(delta, "partial_json")
+            if isinstance(piece, str):  # (the call of a block sent anything else says so)
+                self._inputs[index].append(piece)
         elif kind == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + (field(delta, "thinking") or "")
         elif kind == "signature_delta":

@@ -116,9 +116,9 @@ class ChatBuilder:
         part = plain(delta, "a chunk's delta")
         for fragment in plain_list(part.get("tool_calls"), "the delta's tool_calls"):
             self._take(fragment)
-        if part.get("thinking"):
+        if isinstance(part.get("thinking"), str):
             self._thinking.append(part["thinking"])
-        if part.get("refusal"):
+        if isinstance(part.get("refusal"), str):
             self._refusal.append(part["refusal"])
         text = part.get("content")
         if isinstance(text, str) and text:

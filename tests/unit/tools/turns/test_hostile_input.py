@@ -62,6 +62,23 @@ def test_read_turn_returns_or_raises_a_forge_error(value: Any, provider: str | N
 @example(events=[{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "a"}}},
                  {"contentBlockDelta": {"delta": {"text": "b"}}}],
          provider="bedrock")  # fmt: skip
+@example(
+    events=[
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": True},
+        },
+    ],
+    provider="anthropic",
+)  # a fragment that is not text, joined at the end
+@example(events=[{"model": "m", "message": {"role": "assistant", "thinking": 1}}],
+         provider="ollama")  # fmt: skip
 def test_turn_builder_returns_or_raises_a_forge_error(
     events: list[Any], provider: str | None
 ) -> None:
