@@ -201,6 +201,21 @@ def test_responses_stream_gives_the_output_items(final: bool) -> None:
     assert [c.id for c in turn.calls] == ["call_1"]
 
 
+def test_responses_stream_cut_off_mid_call_keeps_the_call_item() -> None:
+    """A function_call item the stream cut off goes back (its arguments as they arrived,
+    ``status: incomplete``), so the function_call_output answering it has its call."""
+    events = responses_events(final=False)[:-1]  # the call's output_item.done never came
+    turn, _ = build(events, "openai-responses")
+    cut = {**CALL_ITEM, "arguments": '{"a": 1}', "status": "incomplete"}
+    assert turn.items == (MESSAGE_ITEM, cut)
+    (call,) = turn.calls
+    replies = turn.answer([ToolResult.ok(1).for_call(call.id, call.name)]).replies
+    assert [r["call_id"] for r in replies] == [cut["call_id"]]
+    from openai.types.responses import ResponseFunctionToolCall
+
+    ResponseFunctionToolCall.model_validate(cut)  # an item the API takes back
+
+
 # -- Gemini, Bedrock, Ollama ------------------------------------------------------------------
 
 
