@@ -467,3 +467,39 @@ def test_bedrock_stream_keeps_the_result_of_a_tool_bedrock_ran() -> None:
     assert (turn.items, turn.calls, turn.text) == (expected.items, expected.calls, expected.text)
     assert streamed == "Noting it."
     check_converse(list(turn.answer([ToolResult.ok(1).for_call("t1", "f")]).messages))
+
+
+@settings(max_examples=60, deadline=None)
+@given(calls=st.lists(ARGUMENTS, min_size=1, max_size=3),
+       points=st.lists(st.integers(0, 200), max_size=6),
+       signed=st.lists(st.booleans(), min_size=3, max_size=3))  # fmt: skip
+def test_index_less_chunks_cut_anywhere_give_the_whole_message(
+    calls: list[dict[str, Any]], points: list[int], signed: list[bool]
+) -> None:
+    """Gemini's OpenAI-compatible stream (no ``index``): however the arguments are cut, the
+    calls and the rebuilt message are the whole completion's, signatures included."""
+    tool_calls: list[dict[str, Any]] = []
+    for i, args in enumerate(calls):
+        function = {"name": "f", "arguments": json.dumps(args)}
+        call: dict[str, Any] = {
+            "id": f"function-call-{i}",
+            "type": "function",
+            "function": function,
+        }
+        if signed[i]:
+            call["extra_content"] = {"google": {"thought_signature": f"sig{i}"}}
+        tool_calls.append(call)
+    whole = {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": None, "tool_calls": tool_calls}}]}  # fmt: skip
+    chunks: list[Any] = []
+    for call in tool_calls:
+        first, *rest = cut(call["function"]["arguments"], points)
+        head = {**call, "function": {"name": "f", "arguments": first}}
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+        chunks += [{"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"function": {"arguments": piece}}]}}]} for piece in rest]  # fmt: skip
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    turn, _ = build(chunks, "openai")
+    expected = read_turn(whole, "openai")
+    assert (turn.items, turn.calls) == (expected.items, expected.calls)
+    assert [dict(c.arguments) for c in turn.calls] == calls
