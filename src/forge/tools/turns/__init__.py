@@ -11,7 +11,8 @@ conversation. The executor and the registry run the calls in between
 provider          `Turn.assistant`
 ================  ======================================================================
 openai            the assistant message: ``content``, ``refusal``, ``tool_calls``
-                  (arguments as the model wrote them)
+                  (arguments as the model wrote them), and the ``reasoning_content``
+                  and ``extra_content`` OpenAI-compatible servers ask back
 openai-responses  the output items: reasoning, ``function_call``, messages
 anthropic         the assistant message, every block kept (thinking and its signature)
 gemini            the model content, every part kept (``thoughtSignature``)

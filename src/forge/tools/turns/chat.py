@@ -7,7 +7,9 @@ Streamed chunks are joined the way the SDKs join them: text appended, call fragm
 `forge.tools.ToolCallAccumulator` joins them: a fragment without an ``index`` (Gemini's
 OpenAI-compatible endpoint sends none) continues the call its id names, else the last one.
 A call's ``extra_content`` (where Gemini puts the ``thought_signature`` it requires back on
-the call) is kept.
+the call) is kept, and so is the reasoning OpenAI-compatible servers send beside the text
+(``reasoning_content``: DeepSeek, which refuses a tool loop without it, Kimi, vLLM;
+``reasoning``: OpenRouter, newer vLLM).
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ def assistant_message(data: Mapping[str, Any], provider: str) -> dict[str, Any]:
     out = {"role": "assistant", "content": content}
     if data.get("refusal"):
         out["refusal"] = data["refusal"]
+    for key in _REASONING:
+        if isinstance(data.get(key), str) and data[key]:
+            out[key] = data[key]
     calls = [_call(c) for c in data.get("tool_calls") or ()]
     if calls:
         out["tool_calls"] = calls
@@ -57,6 +62,12 @@ def assistant_message(data: Mapping[str, Any], provider: str) -> dict[str, Any]:
     if isinstance(audio, Mapping) and audio.get("id"):
         out["audio"] = {"id": audio["id"]}
     return out
+
+
+#: The reasoning text OpenAI-compatible servers send beside the answer, to send back.
+_REASONING = ("reasoning_content", "reasoning")
+#: The text fields of a delta that are joined across chunks.
+_JOINED = ("thinking", "refusal", *_REASONING)
 
 
 def _call(call: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,8 +105,7 @@ class ChatBuilder:
     def __init__(self, provider: str) -> None:
         self._provider = provider
         self._text: list[str] = []
-        self._thinking: list[str] = []
-        self._refusal: list[str] = []
+        self._joined: dict[str, list[str]] = {key: [] for key in _JOINED}
         self._calls: list[dict[str, Any]] = []
         self._by_index: dict[Any, dict[str, Any]] = {}
         self._by_id: dict[Any, dict[str, Any]] = {}
@@ -116,10 +126,9 @@ class ChatBuilder:
         part = plain(delta, "a chunk's delta")
         for fragment in plain_list(part.get("tool_calls"), "the delta's tool_calls"):
             self._take(fragment)
-        if isinstance(part.get("thinking"), str):
-            self._thinking.append(part["thinking"])
-        if isinstance(part.get("refusal"), str):
-            self._refusal.append(part["refusal"])
+        for key, pieces in self._joined.items():
+            if isinstance(part.get(key), str):
+                pieces.append(part[key])
         text = part.get("content")
         if isinstance(text, str) and text:
             self._text.append(text)
@@ -161,10 +170,9 @@ class ChatBuilder:
         """The joined message, as the provider's response would hold it."""
         text = "".join(self._text)
         data: dict[str, Any] = {"role": "assistant", "content": text or None}
-        if self._thinking:
-            data["thinking"] = "".join(self._thinking)
-        if self._refusal:
-            data["refusal"] = "".join(self._refusal)
+        for key, pieces in self._joined.items():
+            if pieces:
+                data[key] = "".join(pieces)
         if self._calls:
             data["tool_calls"] = self._calls
         return data

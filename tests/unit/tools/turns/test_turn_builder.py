@@ -503,3 +503,36 @@ def test_index_less_chunks_cut_anywhere_give_the_whole_message(
     expected = read_turn(whole, "openai")
     assert (turn.items, turn.calls) == (expected.items, expected.calls)
     assert [dict(c.arguments) for c in turn.calls] == calls
+
+
+@pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
+def test_reasoning_of_openai_compatible_servers_goes_back(key: str) -> None:
+    """DeepSeek's thinking mode answers a tool loop with HTTP 400 unless each assistant
+    message with tool calls keeps its ``reasoning_content`` (``reasoning``: OpenRouter,
+    newer vLLM): it is kept, from a whole completion (the SDK object) and from a stream."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    call = {"id": "call_0", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}  # fmt: skip
+    whole = ChatCompletion.model_validate({
+        "id": "c", "object": "chat.completion", "created": 1, "model": "deepseek-v4-pro",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": "", key: "The user wants Paris.",
+            "tool_calls": [call]}}],
+    })  # fmt: skip
+    deltas = [{"role": "assistant", key: "The user "}, {key: "wants Paris."},
+              {"content": ""}, {"tool_calls": [{**call, "index": 0}]}]  # fmt: skip
+    chunks = [
+        construct_type(type_=ChatCompletionChunk, value={
+            "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+        for delta in deltas
+    ]  # fmt: skip
+    message = {"role": "assistant", "content": None, key: "The user wants Paris.",
+               "tool_calls": [call]}  # fmt: skip
+    turn, streamed = build(chunks, "openai")
+    expected = read_turn(whole)
+    assert expected.items[0] == {**message, "content": ""}
+    assert turn.items[0] == message
+    assert (turn.text, streamed, expected.text, turn.calls) == ("", "", "", expected.calls)
