@@ -81,8 +81,8 @@ class _ChatItems:
         return self._builder.add(event)
 
     def items(self, calls: Iterable[ToolCall]) -> list[dict[str, Any]]:
-        del calls
-        return [chat.assistant_message(self._builder.message(), self._provider)]
+        message = chat.assistant_message(self._builder.message(), self._provider)
+        return [chat.with_call_ids(message, calls) if self._provider != "ollama" else message]
 
 
 _BUILDERS: dict[str, Callable[[str], _Builder]] = {
@@ -155,6 +155,8 @@ def read_turn(response: Any, provider: str | None = None) -> AssistantTurn:
     calls = parse_tool_calls(response, name)
     try:
         found = _READERS[name](response, name)
+        if name in ("openai", "mistral"):
+            found = [chat.with_call_ids(found[0], calls)]
     except ForgeError:
         raise
     except (TypeError, ValueError, LookupError, AttributeError) as exc:

@@ -14,12 +14,13 @@ the call) is kept, and so is the reasoning OpenAI-compatible servers send beside
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from forge.tools.turns._plain import field, plain, plain_list
+from forge.tools.values.calls import ToolCall
 
-__all__ = ["ChatBuilder", "assistant_message", "chat_message", "content_text"]
+__all__ = ["ChatBuilder", "assistant_message", "chat_message", "content_text", "with_call_ids"]
 
 
 def chat_message(response: Any) -> Any:
@@ -64,6 +65,21 @@ def assistant_message(data: Mapping[str, Any], provider: str) -> dict[str, Any]:
     return out
 
 
+def with_call_ids(message: dict[str, Any], calls: Iterable[ToolCall]) -> dict[str, Any]:
+    """``message`` with the id of each parsed call on each function call that came without
+    one (``""``, ``null``, mistralai's ``"null"``): the tool messages answer that id."""
+    made = iter(calls)
+    for call in message.get("tool_calls") or ():
+        if call.get("type") == "custom":
+            continue  # not parsed: no call of ours answers it
+        parsed = next(made, None)
+        if parsed is not None and call.get("id") in (None, "", "null"):
+            call["id"] = parsed.id
+    return message
+
+
+_NO_INDEX = 1 << 30
+
 #: The reasoning text OpenAI-compatible servers send beside the answer, to send back.
 _REASONING = ("reasoning_content", "reasoning")
 #: The text fields of a delta that are joined across chunks.
@@ -107,6 +123,8 @@ class ChatBuilder:
         self._text: list[str] = []
         self._joined: dict[str, list[str]] = {key: [] for key in _JOINED}
         self._calls: list[dict[str, Any]] = []
+        self._places: list[int] = []
+        """Where each call goes: its index (as the accumulator orders the calls)."""
         self._by_index: dict[Any, dict[str, Any]] = {}
         self._by_id: dict[Any, dict[str, Any]] = {}
         self._last: dict[str, Any] | None = None
@@ -145,6 +163,8 @@ class ChatBuilder:
                 or self._provider == "ollama":  # fmt: skip
             slot = {"id": call_id, "type": "function", "function": {"name": "", "arguments": ""}}
             self._calls.append(slot)
+            self._places.append(index if isinstance(index, int) and self._provider != "ollama"
+                                else _NO_INDEX)  # fmt: skip
             if index is not None:
                 self._by_index[index] = slot
         self._last = slot
@@ -174,7 +194,8 @@ class ChatBuilder:
             if pieces:
                 data[key] = "".join(pieces)
         if self._calls:
-            data["tool_calls"] = self._calls
+            order = sorted(range(len(self._calls)), key=self._places.__getitem__)  # stable
+            data["tool_calls"] = [self._calls[i] for i in order]
         return data
 
 

@@ -536,3 +536,36 @@ def test_reasoning_of_openai_compatible_servers_goes_back(key: str) -> None:
     assert expected.items[0] == {**message, "content": ""}
     assert turn.items[0] == message
     assert (turn.text, streamed, expected.text, turn.calls) == ("", "", "", expected.calls)
+
+
+@pytest.mark.parametrize("missing", [None, "", "null"])
+def test_calls_without_an_id_go_back_with_the_id_their_replies_answer(missing: Any) -> None:
+    """A server that sends no call id: the echoed assistant message carries the id the
+    parser gave each call, which its tool message answers (whole and streamed, the stream's
+    calls in index order even when index 1 arrives first)."""
+
+    def function(name: str, arguments: str) -> dict[str, Any]:
+        return {"name": name, "arguments": arguments}
+
+    calls = [{"type": "function", "function": function("f", '{"a": 1}')},
+             {"type": "function", "function": function("g", "{}")}]  # fmt: skip
+    if missing is not None:
+        calls = [{"id": missing, **call} for call in calls]
+    whole = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": None, "tool_calls": calls}}]}  # fmt: skip
+    chunks: list[Any] = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, **calls[1]}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, **calls[0], "function": function("f", '{"a": ')}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": "1}"}}]}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]  # fmt: skip
+    for turn in (read_turn(whole, "openai"), build(chunks, "openai")[0]):
+        done = turn.answer([ToolResult.ok(1).for_call(c.id, c.name) for c in turn.calls])
+        echoed = [(c["id"], c["function"]["name"]) for c in turn.items[0]["tool_calls"]]
+        answered = [r["tool_call_id"] for r in done.replies]
+        assert echoed == [(c.id, c.name) for c in turn.calls]
+        assert [name for _, name in echoed] == ["f", "g"]
+        assert [i for i, _ in echoed] == answered
+        assert all(answered)
