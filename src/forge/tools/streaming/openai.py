@@ -72,8 +72,10 @@ class ChatAccumulator:
         return []
 
     def finish(self) -> list[ToolCall]:
-        """Every call, in order; calls still open are finished as they are."""
-        return self._slots.calls()
+        """Every call, in order; calls still open are finished as they are (without a
+        ``finish_reason`` the stream was cut off: a call none of whose arguments arrived
+        is flagged)."""
+        return self._slots.calls(cut_off=not self._ended)
 
     def _take(self, fragment: Any) -> None:
         if self._ended:  # a new completion: its indexes restart

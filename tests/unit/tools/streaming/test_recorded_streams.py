@@ -727,8 +727,8 @@ def test_fragments_that_are_not_text_give_a_call_with_an_error(
 
 
 def _cut_before_arguments() -> dict[str, list[Any]]:
-    """For each provider that ends every call with an event: a whole call, then a call
-    whose stream ends right after it began (its end event never came)."""
+    """For each provider that ends every call (or the completion) with an event: a whole
+    call, then a call whose stream ends right after it began (that event never came)."""
     added = {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "wipe",
              "arguments": "", "status": "in_progress"}  # fmt: skip
     return {
@@ -736,6 +736,8 @@ def _cut_before_arguments() -> dict[str, list[Any]]:
                       ant_stop(0), ant_start(1, "toolu_2", "wipe"), ant_delta(1, "")],
         "bedrock": [br_start(0, "tooluse_1", "search"), br_delta(0, '{"query": "x"}'),
                     br_stop(0), br_start(1, "tooluse_2", "wipe")],
+        "openai": [chat_chunk(start(0, "toolu_1", "search", '{"query": "x"}')),
+                   chat_chunk(start(1, "toolu_2", "wipe"))],
         "openai-responses": [
             *resp_events("toolu_1", "fc_1", 0, "search", ['{"query": "x"}']),
             {"type": "response.output_item.added", "output_index": 1, "item": added},
@@ -770,3 +772,12 @@ def test_a_call_cut_off_before_its_arguments_is_not_run_with_none(provider: str)
     registry.register(wipe)
     (result,) = registry.execute_all([cut])
     assert (result.success, result.error_kind, ran) == (False, ErrorKind.INVALID_JSON, [])
+
+
+def test_a_completed_chat_call_without_arguments_text_takes_none() -> None:
+    """With its ``finish_reason``, a chat call whose arguments text is empty (servers send
+    ``""`` for a tool without parameters) is complete: its arguments are ``{}``."""
+    acc = ToolCallAccumulator("openai")
+    for chunk in (chat_chunk(start(0, "call_1", "now")), chat_chunk(finish="tool_calls")):
+        acc.add(chunk)
+    assert acc.finish() == [ToolCall("call_1", "now", {})]
