@@ -414,6 +414,30 @@ def test_responses_interleaved_calls() -> None:
         assert acc.finish() == expected
 
 
+def test_responses_stream_helper_events_are_detected() -> None:
+    """The events ``client.responses.stream()`` yields (some of its own types, from the
+    SDK's helper module) are read as Responses events, whichever comes first."""
+    from openai.lib.streaming.responses._responses import ResponseStreamState
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    state = ResponseStreamState(input_tools=[], text_format=None)
+    created = {"type": "response.created", "response": {
+        "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-5",
+        "output": [], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "status": "in_progress"}}  # fmt: skip
+    raw = _numbered([created, *resp_events("call_a", "fc_a", 0, "search", ['{"query": ', '"x"}'])])
+    events = [event for e in raw for event in state.handle_event(adapter.validate_python(e))]
+    helper = [e for e in events if type(e).__module__.startswith("openai.lib.")]
+    assert helper  # the deltas come as the helper's own event type
+    acc = ToolCallAccumulator()
+    for event in events[events.index(helper[0]) :]:  # its first event is a helper event
+        acc.add(event)
+    assert acc.provider == "openai-responses"
+    assert acc.finish() == [ToolCall("call_a", "search", {"query": "x"})]
+
+
 def test_responses_truncated_stream() -> None:
     """Without the done events, the fragments so far are decoded (and flagged if cut)."""
     events = resp_events("call_a", "fc_a", 0, "search", ['{"query": ', '"x'])[:3]
