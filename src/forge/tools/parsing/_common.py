@@ -105,8 +105,13 @@ def is_generated_id(call_id: str | None) -> bool:
 
 
 def to_plain(obj: Any) -> Any:
-    """A JSON-like copy of an SDK object (pydantic models are dumped, wire names kept)."""
+    """A JSON-like copy of an SDK object (pydantic models are dumped, wire names kept).
+
+    Fields the SDK itself leaves out of a request (``__api_exclude__``: the ``parsed`` and
+    ``parsed_arguments`` of openai's parsed responses) are left out too.
+    """
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
+        exclude = getattr(obj, "__api_exclude__", None)
+        return dump(mode="json", by_alias=True, exclude_none=True, exclude=exclude or None)
     return obj
