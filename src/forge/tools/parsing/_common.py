@@ -8,10 +8,12 @@ from typing import Any
 
 from forge.core._text import shown
 from forge.core.errors import ForgeError
+from forge.tools.values.calls import ToolCall
 
 __all__ = [
     "GENERATED_ID_PREFIX",
     "ToolCallFormatError",
+    "cut_off_call",
     "field",
     "generated_id",
     "given_id",
@@ -97,6 +99,16 @@ def generated_id(index: int, name: str, arguments: Any) -> str:
     seed = f"{name}\0{text}".encode("utf-8", "surrogatepass")  # a model may send lone surrogates
     digest = hashlib.blake2b(seed, digest_size=5).hexdigest()
     return f"{GENERATED_ID_PREFIX}{index}-{digest}"
+
+
+def cut_off_call(call_id: str, name: str) -> ToolCall:
+    """A call whose output ended before any of its arguments arrived (not run: ``{}`` is
+    not what the model meant to send)."""
+    problem = (
+        "The arguments are incomplete: the output ended before any of them arrived (the "
+        "call was cut off). Received: nothing"
+    )
+    return ToolCall(call_id, name, {}, argument_error=problem, raw_arguments="")
 
 
 def is_generated_id(call_id: str | None) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forge.core._text import shown
-from forge.tools.parsing._common import ToolCallFormatError, generated_id
+from forge.tools.parsing._common import ToolCallFormatError, cut_off_call, generated_id
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["Slot", "Slots", "block_index"]
@@ -54,18 +54,10 @@ class Slot:
         raw = self.whole if self.whole is not None else "".join(self.parts)
         call_id = self.id or generated_id(index, self.name, raw)
         if cut_off and raw == "":
-            self.call = ToolCall(call_id, self.name, {}, argument_error=NEVER_ARRIVED,
-                                 raw_arguments="")  # fmt: skip
+            self.call = cut_off_call(call_id, self.name)
         else:
             self.call = ToolCall.from_raw(call_id, self.name, raw)
         return self.call
-
-
-#: The problem of a call whose stream ended before any of its arguments arrived.
-NEVER_ARRIVED = (
-    "The arguments are incomplete: the stream ended before any of them arrived (the call "
-    "was cut off). Received: nothing"
-)
 
 
 class Slots:

@@ -791,7 +791,7 @@ def test_a_call_cut_off_before_its_arguments_is_not_run_with_none(provider: str)
         "search", {"query": "x"}, None,
     )  # fmt: skip
     assert cut.name == "wipe"
-    assert "stream ended before any of them arrived" in (cut.argument_error or "")
+    assert "ended before any of them arrived" in (cut.argument_error or "")
     registry = ToolRegistry()
     registry.register(wipe)
     (result,) = registry.execute_all([cut])
@@ -805,3 +805,34 @@ def test_a_completed_chat_call_without_arguments_text_takes_none() -> None:
     for chunk in (chat_chunk(start(0, "call_1", "now")), chat_chunk(finish="tool_calls")):
         acc.add(chunk)
     assert acc.finish() == [ToolCall("call_1", "now", {})]
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["stream", "whole"])
+def test_responses_call_the_output_limit_cut_off_is_not_run_with_none(streamed: bool) -> None:
+    """An ``incomplete`` response (``max_output_tokens``) whose last function_call item is
+    ``incomplete`` with no arguments: that call is flagged, the one before it is intact."""
+    from forge.tools import parse_tool_calls
+
+    done = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "search",
+            "arguments": '{"query": "x"}', "status": "completed"}  # fmt: skip
+    cut = {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "wipe",
+           "arguments": "", "status": "incomplete"}  # fmt: skip
+    response = {"id": "resp_1", "object": "response", "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"},
+                "output": [done, cut]}  # fmt: skip
+    if streamed:
+        acc = ToolCallAccumulator("openai-responses")
+        for event in [
+            *resp_events("call_1", "fc_1", 0, "search", ['{"query": "x"}']),
+            {"type": "response.output_item.added", "output_index": 1,
+             "item": {**cut, "status": "in_progress"}},
+            {"type": "response.incomplete", "response": response},
+        ]:  # fmt: skip
+            acc.add(event)
+        calls = acc.finish()
+    else:
+        calls = parse_tool_calls(response)
+    first, second = calls
+    assert first == ToolCall("call_1", "search", {"query": "x"})
+    assert (second.id, second.name, dict(second.arguments)) == ("call_2", "wipe", {})
+    assert "ended before any of them arrived" in (second.argument_error or "")
