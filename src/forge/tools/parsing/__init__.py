@@ -95,7 +95,8 @@ def parse_tool_calls(message_or_response: Any, provider: str | None = None) -> l
 
     Raises:
         UnsupportedProviderError: ``provider`` is not supported.
-        ToolCallFormatError: The input is not in a shape the provider uses.
+        ToolCallFormatError: The input is not in a shape the provider uses (a response
+            in another provider's shape, holding calls, names that provider).
 
     >>> calls = parse_tool_calls({"role": "assistant", "tool_calls": [{"id": "call_1",
     ...     "type": "function", "function": {"name": "search", "arguments": '{"q": "x"}'}}]})
@@ -109,7 +110,10 @@ argument_error=None, raw_arguments=None)
     name = provider
     try:
         name = detect_provider(obj) if provider is None else resolve_provider(provider)
-        return PARSERS[name](obj)
+        calls = PARSERS[name](obj)
+        if not calls and provider is not None:
+            _not_another_providers(obj, name)
+        return calls
     except ForgeError:
         raise
     except (TypeError, ValueError, LookupError, AttributeError, RecursionError) as exc:
@@ -119,6 +123,23 @@ argument_error=None, raw_arguments=None)
             f"({type(exc).__name__}: {str(exc)[:200]}); pass the response, message or calls "
             "as the provider sends them"
         ) from exc
+
+
+def _not_another_providers(obj: Any, name: str) -> None:
+    """Raise when ``obj``, which holds no call in ``name``'s shape, holds calls in the shape
+    of the provider it looks like: the wrong provider was given, and the calls would be lost.
+    """
+    try:
+        other = detect_provider(obj)
+        found = len(PARSERS[other](obj)) if other != name else 0
+    except (ForgeError, TypeError, ValueError, LookupError, AttributeError, RecursionError):
+        return  # no other reading of it: a response without calls
+    if found:
+        raise ToolCallFormatError(
+            f"provider={name!r} was given, but the response is in {other}'s shape: {name} "
+            f"reads no tool call in it, {other} reads {found}; pass provider={other!r} "
+            "(or leave provider out to detect it)"
+        )
 
 
 #: The providers whose responses can reveal deferred tools (their own tool search).

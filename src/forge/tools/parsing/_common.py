@@ -8,10 +8,12 @@ from typing import Any
 
 from forge.core._text import shown
 from forge.core.errors import ForgeError
+from forge.tools.values.calls import ToolCall
 
 __all__ = [
     "GENERATED_ID_PREFIX",
     "ToolCallFormatError",
+    "cut_off_call",
     "field",
     "generated_id",
     "given_id",
@@ -99,14 +101,29 @@ def generated_id(index: int, name: str, arguments: Any) -> str:
     return f"{GENERATED_ID_PREFIX}{index}-{digest}"
 
 
+def cut_off_call(call_id: str, name: str) -> ToolCall:
+    """A call whose output ended before any of its arguments arrived (not run: ``{}`` is
+    not what the model meant to send)."""
+    problem = (
+        "The arguments are incomplete: the output ended before any of them arrived (the "
+        "call was cut off). Received: nothing"
+    )
+    return ToolCall(call_id, name, {}, argument_error=problem, raw_arguments="")
+
+
 def is_generated_id(call_id: str | None) -> bool:
     """Whether ``call_id`` was made by `generated_id`."""
     return call_id is None or call_id.startswith(GENERATED_ID_PREFIX)
 
 
 def to_plain(obj: Any) -> Any:
-    """A JSON-like copy of an SDK object (pydantic models are dumped, wire names kept)."""
+    """A JSON-like copy of an SDK object (pydantic models are dumped, wire names kept).
+
+    Fields the SDK itself leaves out of a request (``__api_exclude__``: the ``parsed`` and
+    ``parsed_arguments`` of openai's parsed responses) are left out too.
+    """
     dump = getattr(obj, "model_dump", None)
     if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
+        exclude = getattr(obj, "__api_exclude__", None)
+        return dump(mode="json", by_alias=True, exclude_none=True, exclude=exclude or None)
     return obj

@@ -16,9 +16,11 @@ from forge.tools.parsing._common import ToolCallFormatError
 
 __all__ = ["detect_provider"]
 
-# Longest prefix first: the Responses types live inside the openai package.
+# Longest prefix first: the Responses types live inside the openai package (the events
+# of its ``client.responses.stream()`` helper too).
 _MODULES = (
     ("openai.types.responses", "openai-responses"),
+    ("openai.lib.streaming.responses", "openai-responses"),
     ("openai.", "openai"),
     ("anthropic.", "anthropic"),
     ("google.genai.", "gemini"),

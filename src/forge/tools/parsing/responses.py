@@ -15,7 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from forge.core._text import shown
-from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
+from forge.tools.parsing._common import (
+    ToolCallFormatError,
+    cut_off_call,
+    field,
+    generated_id,
+    given_id,
+    items,
+)
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["parse", "parse_item", "revealed"]
@@ -48,6 +55,8 @@ def parse_item(item: Any, index: int = 0) -> ToolCall:
         or given_id(field(item, "id"), "function_call item")
         or generated_id(index, name, arguments)
     )
+    if field(item, "status") == "incomplete" and arguments in (None, ""):
+        return cut_off_call(call_id, name)  # the output ran out right after the name
     return ToolCall.from_raw(call_id, name, arguments)
 
 

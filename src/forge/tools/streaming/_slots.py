@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from forge.core._text import shown
-from forge.tools.parsing._common import ToolCallFormatError, generated_id
+from forge.tools.parsing._common import ToolCallFormatError, cut_off_call, generated_id
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["Slot", "Slots", "block_index"]
@@ -45,11 +45,18 @@ class Slot:
         elif fragment is not None:
             self.whole = fragment
 
-    def build(self, index: int) -> ToolCall:
-        """Finish the call from what arrived (truncated text is flagged, not guessed)."""
+    def build(self, index: int, *, cut_off: bool = False) -> ToolCall:
+        """Finish the call from what arrived (truncated text is flagged, not guessed).
+
+        ``cut_off``: the stream ended before the call's end event. A call none of whose
+        arguments arrived then carries that problem: ``{}`` is not what the model sent.
+        """
         raw = self.whole if self.whole is not None else "".join(self.parts)
         call_id = self.id or generated_id(index, self.name, raw)
-        self.call = ToolCall.from_raw(call_id, self.name, raw)
+        if cut_off and raw == "":
+            self.call = cut_off_call(call_id, self.name)
+        else:
+            self.call = ToolCall.from_raw(call_id, self.name, raw)
         return self.call
 
 
@@ -67,22 +74,26 @@ class Slots:
         self.all.append(slot)
         return slot
 
-    def complete(self, slot: Slot | None) -> list[ToolCall]:
+    def complete(self, slot: Slot | None, *, cut_off: bool = False) -> list[ToolCall]:
         """Finish ``slot`` if it is open; return the finished call as a list (or ``[]``)."""
         if slot is None or slot.call is not None:
             return []
-        return [slot.build(slot.order[-1] - 1)]
+        return [slot.build(slot.order[-1] - 1, cut_off=cut_off)]
 
-    def complete_all(self) -> list[ToolCall]:
-        """Finish every open slot, in order."""
+    def complete_all(self, *, cut_off: bool = False) -> list[ToolCall]:
+        """Finish every open slot, in order (``cut_off``: see `Slot.build`)."""
         done: list[ToolCall] = []
         for slot in sorted(self.all, key=_order):
-            done.extend(self.complete(slot))
+            done.extend(self.complete(slot, cut_off=cut_off))
         return done
 
-    def calls(self) -> list[ToolCall]:
-        """Every call, finishing the open ones, in order."""
-        self.complete_all()
+    def calls(self, *, cut_off: bool = False) -> list[ToolCall]:
+        """Every call, finishing the open ones, in order.
+
+        ``cut_off``: the provider ends each call with an event, so a call still open is
+        one the stream cut off (see `Slot.build`).
+        """
+        self.complete_all(cut_off=cut_off)
         return [s.call for s in sorted(self.all, key=_order) if s.call is not None]
 
 

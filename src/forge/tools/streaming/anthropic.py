@@ -55,5 +55,6 @@ class AnthropicAccumulator:
         return []
 
     def finish(self) -> list[ToolCall]:
-        """Every call, in order; calls still open are finished as they are."""
-        return self._slots.calls()
+        """Every call, in order; calls still open are finished as they are (one whose
+        arguments never arrived is flagged as cut off)."""
+        return self._slots.calls(cut_off=True)

@@ -2,15 +2,21 @@
 
 Each chunk's ``choices[0].delta.tool_calls`` holds fragments ``{"index", "id"?, "type"?,
 "function": {"name"?, "arguments"?}}``. Fragments are keyed by ``index``, never by their
-position in the chunk; the first carries the id and name, later ones append argument
-text. A fragment with a *different* id at an index already in use starts a new call:
-some OpenAI-compatible servers (and Mistral) send every call at index 0. Calls finish when
-a ``finish_reason`` arrives, or at `finish`.
+position in the chunk (nor by their id: two calls may share one); the first carries the
+id and name, later ones append argument text. A fragment with a *different* id at an
+index already in use starts a new call: some OpenAI-compatible servers (and Mistral) send
+every call at index 0. A fragment without an index (Gemini's OpenAI-compatible endpoint)
+continues the call its id names, else the last one. Calls finish when a ``finish_reason``
+arrives, or at `finish`.
 
 Only the first choice (``index`` 0) is read: with ``n > 1`` the choices interleave. One
 accumulator can take several completions back to back (a tool loop's turns): after a
 ``finish_reason``, the next fragment starts a new completion, whose indexes restart at 0,
 and calls are kept in order across completions.
+
+The events of the SDK's ``client.chat.completions.stream()`` helper are taken too: each
+``chunk`` event's chunk is read, and its other events (which repeat what the chunks hold)
+are skipped.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ class ChatAccumulator:
 
     def add(self, chunk: Any) -> list[ToolCall]:
         """Take one chunk; return the calls it completed."""
+        if field(chunk, "type") == "chunk":  # the stream helper's ChunkEvent
+            chunk = field(chunk, "chunk")
         data = field(chunk, "data")
         if data is not None and field(chunk, "choices") is None:
             chunk = data  # a mistralai CompletionEvent
@@ -64,8 +72,10 @@ class ChatAccumulator:
         return []
 
     def finish(self) -> list[ToolCall]:
-        """Every call, in order; calls still open are finished as they are."""
-        return self._slots.calls()
+        """Every call, in order; calls still open are finished as they are (without a
+        ``finish_reason`` the stream was cut off: a call none of whose arguments arrived
+        is flagged)."""
+        return self._slots.calls(cut_off=not self._ended)
 
     def _take(self, fragment: Any) -> None:
         if self._ended:  # a new completion: its indexes restart
@@ -96,8 +106,8 @@ class ChatAccumulator:
             slot.add_part(arguments)
 
     def _find(self, index: Any, call_id: str | None) -> Slot:
-        if call_id and call_id in self._by_id:
-            return self._by_id[call_id]
+        if index is None and call_id and call_id in self._by_id:
+            return self._by_id[call_id]  # an index-less fragment: its id names its call
         slot = self._by_index.get(index) if index is not None else self._last
         if slot is None or (call_id and slot.id and slot.id != call_id):
             if slot is not None:

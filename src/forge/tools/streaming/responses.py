@@ -55,14 +55,15 @@ class ResponsesAccumulator:
                 slot.whole = field(item, "arguments")
                 return self._slots.complete(slot)
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
-            return self._complete_from(field(event, "response"))
+            return self._complete_from(field(event, "response"), kind != "response.completed")
         elif kind == "response.created":
             self._new_response()
         return []
 
     def finish(self) -> list[ToolCall]:
-        """Every call, in order; calls still open are finished as they are."""
-        return self._slots.calls()
+        """Every call, in order; calls still open are finished as they are (one whose
+        arguments never arrived is flagged as cut off)."""
+        return self._slots.calls(cut_off=True)
 
     def _open(self, event: Any, item: Any, *, added: bool = False) -> Slot | None:
         if item is None or field(item, "type") != "function_call":
@@ -110,7 +111,8 @@ class ResponsesAccumulator:
             return self._by_key[item_id]
         return self._by_key.get(("index", _index(event)))
 
-    def _complete_from(self, response: Any) -> list[ToolCall]:
+    def _complete_from(self, response: Any, cut: bool) -> list[ToolCall]:
+        """Complete the calls from the final response (``cut``: it did not complete)."""
         done: list[ToolCall] = []
         output = items(field(response, "output")) if response is not None else []
         for index, item in enumerate(output):
@@ -119,8 +121,9 @@ class ResponsesAccumulator:
             slot = self._open({"output_index": index}, item)
             if slot is not None and slot.call is None:
                 slot.whole = field(item, "arguments")
-                done.extend(self._slots.complete(slot))
-        return done + self._slots.complete_all()
+                incomplete = field(item, "status") == "incomplete"
+                done.extend(self._slots.complete(slot, cut_off=incomplete))
+        return done + self._slots.complete_all(cut_off=cut)
 
 
 def _index(event: Any) -> int | None:

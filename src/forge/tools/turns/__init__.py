@@ -11,7 +11,8 @@ conversation. The executor and the registry run the calls in between
 provider          `Turn.assistant`
 ================  ======================================================================
 openai            the assistant message: ``content``, ``refusal``, ``tool_calls``
-                  (arguments as the model wrote them)
+                  (arguments as the model wrote them), and the ``reasoning_content``
+                  and ``extra_content`` OpenAI-compatible servers ask back
 openai-responses  the output items: reasoning, ``function_call``, messages
 anthropic         the assistant message, every block kept (thinking and its signature)
 gemini            the model content, every part kept (``thoughtSignature``)
@@ -80,8 +81,8 @@ class _ChatItems:
         return self._builder.add(event)
 
     def items(self, calls: Iterable[ToolCall]) -> list[dict[str, Any]]:
-        del calls
-        return [chat.assistant_message(self._builder.message(), self._provider)]
+        message = chat.assistant_message(self._builder.message(), self._provider)
+        return [chat.with_call_ids(message, calls) if self._provider != "ollama" else message]
 
 
 _BUILDERS: dict[str, Callable[[str], _Builder]] = {
@@ -154,6 +155,8 @@ def read_turn(response: Any, provider: str | None = None) -> AssistantTurn:
     calls = parse_tool_calls(response, name)
     try:
         found = _READERS[name](response, name)
+        if name in ("openai", "mistral"):
+            found = [chat.with_call_ids(found[0], calls)]
     except ForgeError:
         raise
     except (TypeError, ValueError, LookupError, AttributeError) as exc:
@@ -211,7 +214,8 @@ class TurnBuilder:
         """The model's turn, from everything added.
 
         Raises:
-            ToolCallFormatError: Nothing was added and no provider was given.
+            ToolCallFormatError: Nothing was added and no provider was given, or what was
+                added does not make a turn.
         """
         calls = self._calls.finish()
         if self._builder is None or self.provider is None:
@@ -219,10 +223,18 @@ class TurnBuilder:
                 "the stream ended before its first event: there is no turn to read; "
                 "pass the stream the SDK returned with stream=True"
             )
-        found = self._builder.items(calls)
+        try:
+            found = self._builder.items(calls)
+            text = _TEXTS[self.provider](found)
+        except ForgeError:
+            raise
+        except (TypeError, ValueError, LookupError, AttributeError) as exc:
+            raise ToolCallFormatError(
+                f"the {self.provider} stream's events do not make a turn forge-tools reads "
+                f"({type(exc).__name__}: {str(exc)[:200]})"
+            ) from exc
         return AssistantTurn(provider=self.provider, items=tuple(found), calls=tuple(calls),
-                             text=_TEXTS[self.provider](found),
-                             revealed=_revealed(found, self.provider))  # fmt: skip
+                             text=text, revealed=_revealed(found, self.provider))  # fmt: skip
 
 
 def _revealed(found: list[dict[str, Any]], provider: str) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from forge.tools.parsing._common import ToolCallFormatError, field, to_plain
 
-__all__ = ["field", "json_object", "plain", "plain_list", "unwrap"]
+__all__ = ["block_order", "field", "json_object", "plain", "plain_list", "unwrap"]
 
 
 def plain(obj: Any, where: str) -> dict[str, Any]:
@@ -55,6 +55,14 @@ def json_object(text: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def block_order(index: Any) -> tuple[bool, int]:
+    """A sort key for content block indexes: integers in order, then any malformed ones
+    (a missing index, text) in the order they came (the sort is stable)."""
+    if isinstance(index, int) and not isinstance(index, bool):
+        return False, index
+    return True, 0
 
 
 def unwrap(event: Any) -> Any:

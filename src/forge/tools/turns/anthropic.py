@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, json_object, plain, plain_list, text_of
+from forge.tools.turns._plain import block_order, field, json_object, plain, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["AnthropicBuilder", "items", "text"]
@@ -73,7 +73,9 @@ class AnthropicBuilder:
             block["text"] = block.get("text", "") + piece
             return str(piece)
         if kind == "input_json_delta" and index in self._inputs:
-            self._inputs[index].append(field(delta, "partial_json") or "")
+            piece = field(delta, "partial_json")
+            if isinstance(piece, str):  # (the call of a block sent anything else says so)
+                self._inputs[index].append(piece)
         elif kind == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + (field(delta, "thinking") or "")
         elif kind == "signature_delta":
@@ -102,4 +104,9 @@ class AnthropicBuilder:
             block = self._blocks[index]
             call = by_id.get(block.get("id", ""))
             block["input"] = dict(call.arguments) if call is not None else {}
-        return [{"role": "assistant", "content": [self._blocks[i] for i in sorted(self._blocks)]}]
+        return [
+            {
+                "role": "assistant",
+                "content": [self._blocks[i] for i in sorted(self._blocks, key=block_order)],
+            }
+        ]

@@ -2,8 +2,9 @@
 
 The ``output.message`` of a Converse response is already in request form and goes back as
 it is (``reasoningContent`` blocks with their signatures included). A ConverseStream is
-joined block by block at each ``contentBlockIndex``: text, tool inputs (JSON fragments)
-and reasoning text, signature or redacted content.
+joined block by block at each ``contentBlockIndex``: text, tool inputs (JSON fragments),
+reasoning text, signature or redacted content, and the ``toolResult`` of a tool Bedrock
+ran itself (a system tool such as ``nova_grounding``), which follows its ``toolUse``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, json_object, text_of
+from forge.tools.turns._plain import block_order, field, json_object, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["BedrockBuilder", "items", "text"]
@@ -60,6 +61,10 @@ class BedrockBuilder:
                 index = field(start, "contentBlockIndex")
                 self._blocks[index] = {"toolUse": {**copy.deepcopy(dict(use)), "input": {}}}
                 self._inputs[index] = []
+            result = field(field(start, "start") or {}, "toolResult")
+            if isinstance(result, Mapping):
+                index = field(start, "contentBlockIndex")
+                self._blocks[index] = {"toolResult": {**copy.deepcopy(dict(result)), "content": []}}
         delta = field(event, "contentBlockDelta")
         if delta is not None:
             return self._delta(field(delta, "contentBlockIndex"), field(delta, "delta") or {})
@@ -77,6 +82,8 @@ class BedrockBuilder:
             piece = delta["toolUse"].get("input")
             if isinstance(piece, str):
                 self._inputs[index].append(piece)
+        if "toolResult" in delta:
+            self._result(index, delta["toolResult"])
         reasoning = delta.get("reasoningContent")
         if isinstance(reasoning, Mapping):
             block = self._blocks.setdefault(index, {"reasoningContent": {}})
@@ -89,6 +96,23 @@ class BedrockBuilder:
                 if reasoning.get("signature"):
                     said["signature"] = reasoning["signature"]
         return ""
+
+    def _result(self, index: Any, pieces: Any) -> None:
+        """Add a ``toolResult`` delta's text and JSON to the result block at ``index``."""
+        block = self._blocks.get(index)
+        if block is None or "toolResult" not in block or not isinstance(pieces, list):
+            return
+        content = block["toolResult"]["content"]
+        for piece in pieces:
+            if not isinstance(piece, Mapping):
+                continue
+            if isinstance(piece.get("text"), str):
+                if content and set(content[-1]) == {"text"}:
+                    content[-1]["text"] += piece["text"]
+                else:
+                    content.append({"text": piece["text"]})
+            elif "json" in piece:
+                content.append({"json": copy.deepcopy(piece["json"])})
 
     def _close(self, index: Any) -> None:
         parts = self._inputs.pop(index, None)
@@ -104,4 +128,9 @@ class BedrockBuilder:
             use = block.get("toolUse")
             if use is not None and not use["input"] and use.get("toolUseId") in by_id:
                 use["input"] = dict(by_id[use["toolUseId"]].arguments)
-        return [{"role": "assistant", "content": [self._blocks[i] for i in sorted(self._blocks)]}]
+        return [
+            {
+                "role": "assistant",
+                "content": [self._blocks[i] for i in sorted(self._blocks, key=block_order)],
+            }
+        ]

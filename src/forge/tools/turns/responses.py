@@ -4,7 +4,9 @@ Every output item goes back as it came (reasoning items with their ``encrypted_c
 ``function_call`` items with their ``call_id``, messages), as OpenAI asks of a tool loop
 that manages its own input list. A stream is read from its final response
 (``response.completed``, ``.incomplete`` or ``.failed``), or from the items it finished
-(``response.output_item.done``) when it ended without one.
+(``response.output_item.done``) when it ended without one; a ``function_call`` item the
+stream cut off goes too, with its arguments as they arrived and ``status: incomplete``, so
+each ``function_call_output`` answers a call the request holds.
 """
 
 from __future__ import annotations
@@ -45,20 +47,31 @@ class ResponsesBuilder:
     def __init__(self) -> None:
         self._done: dict[int, dict[str, Any]] = {}
         self._final: list[dict[str, Any]] | None = None
+        self._calls: dict[int, dict[str, Any]] = {}
+        """The ``function_call`` items added and not done yet, by ``output_index``."""
 
     def add(self, event: Any) -> str:
         """Take one event; return the text it adds."""
         kind = field(event, "type")
+        index = field(event, "output_index")
         if kind == "response.output_text.delta":
             return str(field(event, "delta") or "")
-        if kind == "response.output_item.done":
-            index = field(event, "output_index")
+        if kind == "response.output_item.added":
+            item = plain(field(event, "item"), "output_item.added's item")
+            if item.get("type") == "function_call" and isinstance(index, int):
+                self._calls[index] = {**item, "arguments": _text(item.get("arguments"))}
+        elif kind == "response.function_call_arguments.delta" and isinstance(index, int) \
+                and index in self._calls:  # fmt: skip
+            self._calls[index]["arguments"] += _text(field(event, "delta"))
+        elif kind == "response.output_item.done":
             key = index if isinstance(index, int) else len(self._done)
             self._done[key] = plain(field(event, "item"), "output_item.done's item")
+            self._calls.pop(key, None)
         elif kind in _FINAL:
             self._final = items(field(event, "response"))
         elif kind == "response.created":
             self._done.clear()
+            self._calls.clear()
             self._final = None
         return ""
 
@@ -67,4 +80,11 @@ class ResponsesBuilder:
         del calls  # function_call items carry their arguments text whole
         if self._final is not None:
             return self._final
-        return [self._done[i] for i in sorted(self._done)]
+        cut = {i: {**item, "status": "incomplete"} for i, item in self._calls.items()
+               if i not in self._done}  # fmt: skip
+        found = {**cut, **self._done}
+        return [found[i] for i in sorted(found)]
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""

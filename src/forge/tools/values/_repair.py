@@ -8,6 +8,8 @@ object. `decode_arguments` turns either into a dict and says what it had to do:
   parameters, and OpenAI sends ``""`` for one);
 * JSON ``null``, or a JSON string holding a JSON object (double encoding): decoded and
   marked as repaired;
+* a lone UTF-16 surrogate (``"\\ud83d"``: half of an emoji's escape), which no UTF-8 text
+  can carry: replaced with U+FFFD, as in repaired text, and marked as repaired;
 * text that is complete but not strict JSON (trailing commas, single quotes, Python
   ``True``/``None``, unquoted keys, comments, a Markdown code fence, stray text after the
   object): repaired with the ``json_repair`` library and marked as repaired;
@@ -108,20 +110,49 @@ def decode_arguments(raw: Any) -> Decoded:
         limit = sys.get_int_max_str_digits()
         return _invalid(f"The arguments hold an integer of more than {limit} digits", raw)
     if type(value) is dict:
-        return Decoded(value, False, None)
+        return _whole(value, raw)
     return _from_value(value, raw)
 
 
 def fast_loads(text: str) -> Any:
     """``json.loads`` through pydantic-core's faster decoder, with the same result.
 
-    Any text pydantic-core refuses (it is stricter about lone surrogates, for one)
-    goes to ``json.loads``, so what decodes and what it decodes to do not change.
+    Any text pydantic-core refuses goes to ``json.loads``, so what decodes and what it
+    decodes to do not change; but text with a surrogate (pydantic-core refuses lone
+    ones) raises ``ValueError``, for `decode_arguments` to say what it did with it.
     """
     try:
         return _from_json(text)
     except (ValueError, TypeError):  # TypeError: text that is not UTF-8 (a lone surrogate)
+        if _SURROGATE.search(text):
+            raise ValueError("the text holds a lone surrogate") from None
         return _loads(text)
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
+
+
+def _whole(value: dict[str, Any], raw: str) -> Decoded:
+    """Strict JSON object: used as is, unless a string in it holds a lone surrogate."""
+    if not _SURROGATE.search(raw):
+        return Decoded(value, False, None)
+    try:
+        fixed = _without_lone_surrogates(value)
+    except RecursionError:
+        return _invalid("The arguments are nested too deeply", raw)
+    return Decoded(fixed, fixed != value, None)
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        if not any("\ud800" <= c <= "\udfff" for c in value):
+            return value
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    return value
 
 
 def _from_json_or_loads() -> Callable[[str], Any]:
@@ -161,7 +192,9 @@ def _decode_invalid(raw: str, exc: json.JSONDecodeError) -> Decoded:
     if unclosed:
         return _invalid(f"The arguments are truncated JSON ({unclosed} at the end)", raw)
     value = _repair(masked, literals)
-    if isinstance(value, list) and sum(isinstance(v, dict) for v in value) > 1:
+    if _top_level_objects(masked) > 1 or (
+        isinstance(value, list) and sum(isinstance(v, dict) for v in value) > 1
+    ):  # the repair drops an empty object: "{}{...}" is two calls' arguments too
         return _invalid(
             "The arguments hold several JSON objects run together; send one call per object",
             raw,
@@ -290,6 +323,18 @@ def _unmask(value: Any, literals: list[str]) -> Any:
     if isinstance(value, list):
         return [_unmask(v, literals) for v in value]
     return value
+
+
+def _top_level_objects(masked: str) -> int:
+    """How many objects ``masked`` (text whose strings are masked) holds at the top level."""
+    count = depth = 0
+    for char in masked:
+        if char in "{[":
+            count += char == "{" and depth == 0
+            depth += 1
+        elif char in "}]" and depth:
+            depth -= 1
+    return count
 
 
 def _has_content(raw: str) -> bool:

@@ -109,8 +109,10 @@ def test_unreadable_argument_text_flags_the_call(text: str, problem: str) -> Non
 def test_a_lone_surrogate_in_argument_text_decodes_like_its_escape() -> None:
     (raw,) = parse_tool_calls(openai_call('{"a": "x\ud800"}'), "openai")
     (escaped,) = parse_tool_calls(openai_call('{"a": "x\\ud800"}'), "openai")
-    assert raw.arguments == escaped.arguments == {"a": "x\ud800"}
+    # both replaced with U+FFFD (UTF-8 cannot carry a lone surrogate), the call marked
+    assert raw.arguments == escaped.arguments == {"a": "x\ufffd"}
     assert raw.argument_error is None
+    assert raw.repaired
 
 
 def huge_and_odd_payloads() -> list[tuple[str, Any]]:

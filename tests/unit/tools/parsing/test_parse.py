@@ -273,6 +273,40 @@ def test_provider_aliases(samples: dict[str, Any]) -> None:
     assert parse_tool_calls(sample.response, "google") == parse_tool_calls(sample.response)
 
 
+@pytest.mark.parametrize("given", PROVIDERS)
+def test_the_wrong_provider_never_loses_the_calls_silently(given: str, sample: Any) -> None:
+    """A response given with the wrong ``provider=`` either still gives its calls (shared
+    shapes) or fails naming the provider whose shape it has, never ``[]``."""
+    if given == sample.provider:
+        return
+    for value in (sample.response, sample.load(sample.response)):
+        problem = ""
+        calls: list[Any] = []
+        try:
+            calls = parse_tool_calls(value, given)
+        except ToolCallFormatError as exc:
+            problem = str(exc)
+        assert calls or problem, (given, sample.provider)
+        if "was given" in problem:
+            assert f"pass provider={sample.provider!r}" in problem
+
+
+@pytest.mark.parametrize(
+    ("provider", "value"),
+    [
+        ("openai", {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}),
+        ("anthropic", {"type": "message", "role": "assistant", "model": "claude",
+                       "content": [{"type": "text", "text": "Hi"}]}),
+        ("gemini", {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi"}]}}]}),
+        ("openai", {"type": "message", "role": "assistant", "model": "claude",
+                    "content": [{"type": "text", "text": "Hi"}]}),
+    ],
+)  # fmt: skip
+def test_a_response_without_calls_gives_none(provider: str, value: Any) -> None:
+    """No call in the response, whichever provider is given (even a wrong one): ``[]``."""
+    assert parse_tool_calls(value, provider) == []
+
+
 @pytest.mark.parametrize("value", [{"foo": 1}, [], [1, 2], 42, "not json"])
 def test_undetectable_input_fails_clearly(value: Any) -> None:
     """A shape no provider uses fails with an error asking for ``provider=``."""

@@ -28,6 +28,7 @@ from forge.tools.values._repair import QUOTE_CHARS, decode_arguments
         ("  \n", {}),
         ("{}", {}),
         (b'{"a": 1}', {"a": 1}),
+        ('{"e": "\\ud83d\\ude00", "k": "\\u00e9"}', {"e": "\U0001f600", "k": "\u00e9"}),
     ],
 )
 def test_valid_arguments_are_used_as_sent(raw: Any, expected: dict[str, Any]) -> None:
@@ -68,6 +69,10 @@ def test_complete_but_sloppy_json_is_repaired_and_marked(raw: str, expected: Any
         ('{"query": "x",', "truncated JSON"),
         ("{", "truncated JSON"),
         ('{"a": 1}{"b": 2}', "several JSON objects run together"),
+        # two calls' arguments joined where one call has none (a server reusing index 0)
+        ('{}{"path": "docs"}', "several JSON objects run together"),
+        ('{"path": "docs"}{}', "several JSON objects run together"),
+        ("{}\n{'path': 'docs',}", "several JSON objects run together"),
         ("[1, 2]", "must be a JSON object, not an array"),
         ("42", "must be a JSON object, not a number"),
         ("true", "must be a JSON object, not a boolean"),
@@ -85,6 +90,40 @@ def test_unsafe_arguments_carry_the_problem(raw: Any, problem: str) -> None:
     assert decoded.error is not None
     assert problem in decoded.error
     assert not decoded.repaired
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"e": "hi \\ud83d", "ok": ["\\ud83d\\ude00"]}',  # half an emoji's escape
+        '{"e": "hi \ud83d", "ok": ["\U0001f600"]}',  # the surrogate itself, in the text
+        '{"\\ud83d": 1}',
+        '{"e": "hi \\ud83d", "ok": ["\\ud83d\\ude00"],}',  # and a slip to repair
+    ],
+)
+def test_lone_surrogates_are_replaced_and_the_call_marked(raw: str) -> None:
+    """A lone surrogate (UTF-8 cannot carry one) becomes U+FFFD, as in repaired text, and
+    the call says so: the tool never gets text it cannot encode, and the result of a
+    tool that echoes it is not blamed on the tool."""
+    decoded = decode_arguments(raw)
+    assert decoded.error is None
+    assert decoded.repaired
+    expected = {"\ufffd": 1} if raw.startswith('{"\\u') else {
+        "e": "hi \ufffd", "ok": ["\U0001f600"]}  # fmt: skip
+    assert decoded.arguments == expected
+    call = ToolCall.from_raw("c1", "echo", raw)
+    assert (call.arguments, call.repaired, call.raw_arguments) == (expected, True, raw)
+
+    @tool
+    def echo(e: str = "", ok: list[str] | None = None) -> str:
+        """Echo."""
+        return e
+
+    registry = ToolRegistry()
+    registry.register(echo)
+    if "e" in expected:
+        (result,) = registry.execute_all([call])
+        assert (result.success, result.output) == (True, "hi \ufffd")
 
 
 def test_the_problem_quotes_what_the_model_sent() -> None:

@@ -97,6 +97,54 @@ def test_openai_sdk_chunk_objects() -> None:
     assert acc.finish() == OPENAI_CALLS
 
 
+@pytest.mark.parametrize("provider", ["openai", None])
+def test_openai_stream_helper_events(provider: str | None) -> None:
+    """The events of ``client.chat.completions.stream()`` (what its state machine yields for
+    the chunks) give the calls: each ``chunk`` event's chunk is read, the rest skipped."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state = ChatCompletionStreamState()
+    events = [
+        event
+        for chunk in OPENAI_STREAM
+        for event in state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    ]
+    assert {e.type for e in events} > {"chunk", "tool_calls.function.arguments.delta"}
+    acc = ToolCallAccumulator(provider)
+    completed = [call for event in events for call in acc.add(event)]
+    assert completed == acc.finish() == OPENAI_CALLS
+
+
+def test_openai_parallel_calls_sharing_an_id_stay_apart() -> None:
+    """Two calls with one id (servers that number ids per call name, or reuse one) are
+    kept apart by their index, as the SDK keeps them; the rebuilt message too."""
+    from forge.tools import TurnBuilder
+
+    stream = [
+        chat_chunk(start(0, "call_dup", "search", '{"q": ')),
+        chat_chunk(start(1, "call_dup", "lookup", '{"id": ')),
+        chat_chunk(more(0, '"a"}')),
+        chat_chunk(more(1, "7}")),
+        chat_chunk(finish="tool_calls"),
+    ]
+    acc = ToolCallAccumulator("openai")
+    for chunk in stream:
+        acc.add(chunk)
+    calls = acc.finish()
+    assert [(c.id, c.name, c.arguments) for c in calls] == _sdk_chat_calls(stream) == [
+        ("call_dup", "search", {"q": "a"}), ("call_dup", "lookup", {"id": 7}),
+    ]  # fmt: skip
+    builder = TurnBuilder("openai")
+    for chunk in stream:
+        builder.add(chunk)
+    turn = builder.finish()
+    assert turn.calls == tuple(calls)
+    assert [c["function"] for c in turn.items[0]["tool_calls"]] == [
+        {"name": "search", "arguments": '{"q": "a"}'}, {"name": "lookup", "arguments": '{"id": 7}'},
+    ]  # fmt: skip
+
+
 def test_openai_truncated_stream() -> None:
     """A stream cut off mid-arguments gives the call with a truncated-JSON problem."""
     acc = ToolCallAccumulator("openai")
@@ -364,6 +412,30 @@ def test_responses_interleaved_calls() -> None:
         assert acc.provider == "openai-responses"
         assert sorted(completed, key=lambda c: c.id) == expected
         assert acc.finish() == expected
+
+
+def test_responses_stream_helper_events_are_detected() -> None:
+    """The events ``client.responses.stream()`` yields (some of its own types, from the
+    SDK's helper module) are read as Responses events, whichever comes first."""
+    from openai.lib.streaming.responses._responses import ResponseStreamState
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    state = ResponseStreamState(input_tools=[], text_format=None)
+    created = {"type": "response.created", "response": {
+        "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-5",
+        "output": [], "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "status": "in_progress"}}  # fmt: skip
+    raw = _numbered([created, *resp_events("call_a", "fc_a", 0, "search", ['{"query": ', '"x"}'])])
+    events = [event for e in raw for event in state.handle_event(adapter.validate_python(e))]
+    helper = [e for e in events if type(e).__module__.startswith("openai.lib.")]
+    assert helper  # the deltas come as the helper's own event type
+    acc = ToolCallAccumulator()
+    for event in events[events.index(helper[0]) :]:  # its first event is a helper event
+        acc.add(event)
+    assert acc.provider == "openai-responses"
+    assert acc.finish() == [ToolCall("call_a", "search", {"query": "x"})]
 
 
 def test_responses_truncated_stream() -> None:
@@ -673,3 +745,94 @@ def test_fragments_that_are_not_text_give_a_call_with_an_error(
     assert call.name == "s"
     assert call.argument_error is not None
     assert "must be a JSON object" in call.argument_error
+
+
+# -- Cut off before any argument arrived ----------------------------------------------------
+
+
+def _cut_before_arguments() -> dict[str, list[Any]]:
+    """For each provider that ends every call (or the completion) with an event: a whole
+    call, then a call whose stream ends right after it began (that event never came)."""
+    added = {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "wipe",
+             "arguments": "", "status": "in_progress"}  # fmt: skip
+    return {
+        "anthropic": [ant_start(0, "toolu_1", "search"), ant_delta(0, '{"query": "x"}'),
+                      ant_stop(0), ant_start(1, "toolu_2", "wipe"), ant_delta(1, "")],
+        "bedrock": [br_start(0, "tooluse_1", "search"), br_delta(0, '{"query": "x"}'),
+                    br_stop(0), br_start(1, "tooluse_2", "wipe")],
+        "openai": [chat_chunk(start(0, "toolu_1", "search", '{"query": "x"}')),
+                   chat_chunk(start(1, "toolu_2", "wipe"))],
+        "openai-responses": [
+            *resp_events("toolu_1", "fc_1", 0, "search", ['{"query": "x"}']),
+            {"type": "response.output_item.added", "output_index": 1, "item": added},
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("provider", sorted(_cut_before_arguments()))
+def test_a_call_cut_off_before_its_arguments_is_not_run_with_none(provider: str) -> None:
+    """A call the stream cut off before any argument arrived is flagged, not run with
+    ``{}`` (which a tool with defaults would accept); the whole call before it is intact."""
+    from forge.tools import ErrorKind, ToolRegistry, tool
+
+    ran: list[str] = []
+
+    @tool
+    def wipe(path: str = "/tmp/scratch") -> str:
+        """Delete the files under a path."""
+        ran.append(path)
+        return "wiped"
+
+    acc = ToolCallAccumulator(provider)
+    for event in _cut_before_arguments()[provider]:
+        acc.add(event)
+    search, cut = acc.finish()
+    assert (search.name, dict(search.arguments), search.argument_error) == (
+        "search", {"query": "x"}, None,
+    )  # fmt: skip
+    assert cut.name == "wipe"
+    assert "ended before any of them arrived" in (cut.argument_error or "")
+    registry = ToolRegistry()
+    registry.register(wipe)
+    (result,) = registry.execute_all([cut])
+    assert (result.success, result.error_kind, ran) == (False, ErrorKind.INVALID_JSON, [])
+
+
+def test_a_completed_chat_call_without_arguments_text_takes_none() -> None:
+    """With its ``finish_reason``, a chat call whose arguments text is empty (servers send
+    ``""`` for a tool without parameters) is complete: its arguments are ``{}``."""
+    acc = ToolCallAccumulator("openai")
+    for chunk in (chat_chunk(start(0, "call_1", "now")), chat_chunk(finish="tool_calls")):
+        acc.add(chunk)
+    assert acc.finish() == [ToolCall("call_1", "now", {})]
+
+
+@pytest.mark.parametrize("streamed", [True, False], ids=["stream", "whole"])
+def test_responses_call_the_output_limit_cut_off_is_not_run_with_none(streamed: bool) -> None:
+    """An ``incomplete`` response (``max_output_tokens``) whose last function_call item is
+    ``incomplete`` with no arguments: that call is flagged, the one before it is intact."""
+    from forge.tools import parse_tool_calls
+
+    done = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "search",
+            "arguments": '{"query": "x"}', "status": "completed"}  # fmt: skip
+    cut = {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "wipe",
+           "arguments": "", "status": "incomplete"}  # fmt: skip
+    response = {"id": "resp_1", "object": "response", "status": "incomplete",
+                "incomplete_details": {"reason": "max_output_tokens"},
+                "output": [done, cut]}  # fmt: skip
+    if streamed:
+        acc = ToolCallAccumulator("openai-responses")
+        for event in [
+            *resp_events("call_1", "fc_1", 0, "search", ['{"query": "x"}']),
+            {"type": "response.output_item.added", "output_index": 1,
+             "item": {**cut, "status": "in_progress"}},
+            {"type": "response.incomplete", "response": response},
+        ]:  # fmt: skip
+            acc.add(event)
+        calls = acc.finish()
+    else:
+        calls = parse_tool_calls(response)
+    first, second = calls
+    assert first == ToolCall("call_1", "search", {"query": "x"})
+    assert (second.id, second.name, dict(second.arguments)) == ("call_2", "wipe", {})
+    assert "ended before any of them arrived" in (second.argument_error or "")

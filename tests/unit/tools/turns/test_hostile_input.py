@@ -52,6 +52,33 @@ def test_read_turn_returns_or_raises_a_forge_error(value: Any, provider: str | N
 
 @settings(max_examples=300, deadline=None)
 @given(events=st.lists(JSON, max_size=6), provider=st.sampled_from([None, *TURN_PROVIDERS]))
+@example(
+    events=[
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        {"type": "content_block_start", "content_block": {"type": "text"}},
+    ],
+    provider="anthropic",
+)  # a block without an index beside one with an index
+@example(events=[{"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "a"}}},
+                 {"contentBlockDelta": {"delta": {"text": "b"}}}],
+         provider="bedrock")  # fmt: skip
+@example(
+    events=[
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "f", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": True},
+        },
+    ],
+    provider="anthropic",
+)  # a fragment that is not text, joined at the end
+@example(events=[{"model": "m", "message": {"role": "assistant", "thinking": 1}}],
+         provider="ollama")  # fmt: skip
 def test_turn_builder_returns_or_raises_a_forge_error(
     events: list[Any], provider: str | None
 ) -> None:

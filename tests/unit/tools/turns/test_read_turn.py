@@ -129,6 +129,38 @@ def test_responses_items_given_as_a_list() -> None:
     assert (turn.text, turn.calls, turn.answer([]).done) == ("Done.", (), True)
 
 
+def test_responses_parsed_response_goes_back_without_what_the_sdk_parsed() -> None:
+    """A ``ParsedResponse`` (``responses.parse()``, ``stream().get_final_response()``, strict
+    tools): its ``parsed`` and ``parsed_arguments`` are left out, as the SDK leaves them out
+    of a request; the items are the plain response's, each a valid input item."""
+    from openai.lib._parsing._responses import parse_response
+    from openai.types.responses import Response, ResponseInputItemParam
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        x: int
+
+    output = [
+        {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+         "content": [{"type": "output_text", "text": '{"x": 1}', "annotations": []}]},
+        {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f",
+         "arguments": '{"a": 1}', "status": "completed"},
+    ]  # fmt: skip
+    response = Response.model_validate({
+        "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-5",
+        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "output": output,
+    })  # fmt: skip
+    tools: Any = [{"type": "function", "name": "f", "strict": True, "parameters": {
+        "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"],
+        "additionalProperties": False}}]  # fmt: skip
+    parsed = parse_response(text_format=Answer, input_tools=tools, response=response)
+    assert parsed.output[1].parsed_arguments == {"a": 1}  # type: ignore[union-attr]
+    turn = read_turn(parsed)
+    assert turn.items == tuple(output) == read_turn(response).items
+    for item in turn.items:
+        exact(ResponseInputItemParam, item)
+
+
 def test_gemini_content_thoughts_left_out_of_text() -> None:
     """Gemini: a Content object goes back whole; thought text is not the answer."""
     from google.genai import types

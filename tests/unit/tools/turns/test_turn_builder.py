@@ -201,6 +201,21 @@ def test_responses_stream_gives_the_output_items(final: bool) -> None:
     assert [c.id for c in turn.calls] == ["call_1"]
 
 
+def test_responses_stream_cut_off_mid_call_keeps_the_call_item() -> None:
+    """A function_call item the stream cut off goes back (its arguments as they arrived,
+    ``status: incomplete``), so the function_call_output answering it has its call."""
+    events = responses_events(final=False)[:-1]  # the call's output_item.done never came
+    turn, _ = build(events, "openai-responses")
+    cut = {**CALL_ITEM, "arguments": '{"a": 1}', "status": "incomplete"}
+    assert turn.items == (MESSAGE_ITEM, cut)
+    (call,) = turn.calls
+    replies = turn.answer([ToolResult.ok(1).for_call(call.id, call.name)]).replies
+    assert [r["call_id"] for r in replies] == [cut["call_id"]]
+    from openai.types.responses import ResponseFunctionToolCall
+
+    ResponseFunctionToolCall.model_validate(cut)  # an item the API takes back
+
+
 # -- Gemini, Bedrock, Ollama ------------------------------------------------------------------
 
 
@@ -299,3 +314,258 @@ def test_a_malformed_event_is_a_format_error() -> None:
     with pytest.raises(ToolCallFormatError, match="content_block_start's block is int"):
         TurnBuilder("anthropic").add({"type": "content_block_start", "index": 0,
                                       "content_block": 7})  # fmt: skip
+
+
+# -- OpenAI-compatible servers: Gemini's endpoint --------------------------------------------
+
+# Gemini's OpenAI-compatible stream, as recorded in public bug reports: no ``index`` on the
+# call fragments, arguments continued in index-less fragments, the thought signature in
+# ``extra_content`` (Gemini 3 rejects the next request without it), ``finish_reason: stop``.
+GEMINI_COMPAT_CALLS = [
+    {"id": "function-call-1", "type": "function",
+     "function": {"name": "get_weather", "arguments": '{"location": "Sydney"}'},
+     "extra_content": {"google": {"thought_signature": "c2lnLTE="}}},
+    {"id": "function-call-2", "type": "function",
+     "function": {"name": "get_time", "arguments": "{}"}},
+]  # fmt: skip
+GEMINI_COMPAT_CHUNKS = [
+    {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"id": "function-call-1", "type": "function",
+         "function": {"name": "get_weather", "arguments": '{"location": '},
+         "extra_content": {"google": {"thought_signature": "c2lnLTE="}}}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [
+        {"function": {"arguments": '"Sydney"}'}}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [GEMINI_COMPAT_CALLS[1]]}}]},
+    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("as_sdk", [False, True], ids=["dicts", "sdk-chunks"])
+def test_gemini_compatible_chunks_without_index_give_the_whole_message(as_sdk: bool) -> None:
+    """Index-less fragments continue their call (as the accumulator reads them), and each
+    call's extra_content goes back: the rebuilt message is the whole completion's."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    chunks: list[Any] = [
+        {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gemini-3",
+         **chunk} for chunk in GEMINI_COMPAT_CHUNKS
+    ]  # fmt: skip
+    if as_sdk:  # built as the SDK builds streamed chunks (it does not require an index)
+        chunks = [construct_type(type_=ChatCompletionChunk, value=c) for c in chunks]
+    whole = ChatCompletion.model_validate({
+        "id": "c", "object": "chat.completion", "created": 1, "model": "gemini-3",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": None, "tool_calls": GEMINI_COMPAT_CALLS}}],
+    })  # fmt: skip
+    turn, _ = build(chunks, "openai")
+    expected = read_turn(whole)
+    assert (
+        turn.items
+        == expected.items
+        == ({"role": "assistant", "content": None, "tool_calls": GEMINI_COMPAT_CALLS},)
+    )
+    assert turn.calls == expected.calls
+    assert [c.id for c in turn.calls] == ["function-call-1", "function-call-2"]
+
+
+def test_extra_content_sent_apart_from_the_call_is_merged_into_it() -> None:
+    """A metadata-only fragment (no index, no id) adds to the call before it."""
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"},
+             "extra_content": {"google": {"other": 1}}}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"extra_content": {"google": {"thought_signature": "s"}}}]}}]},
+    ]  # fmt: skip
+    turn, _ = build(chunks, "openai")
+    assert turn.items[0]["tool_calls"] == [
+        {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"},
+         "extra_content": {"google": {"other": 1, "thought_signature": "s"}}}
+    ]  # fmt: skip
+    assert [c.name for c in turn.calls] == ["f"]
+
+
+# -- Vertex AI: a call streamed in pieces ---------------------------------------------------
+
+
+@pytest.mark.parametrize("feed", ["wire", "snake", "sdk"])
+def test_gemini_call_streamed_in_pieces_goes_back_as_one_part(feed: str) -> None:
+    """Vertex AI's ``partialArgs`` pieces (and the empty part ending them) are not echoed:
+    the call goes back as the one functionCall part a whole response holds, with its
+    assembled args and the signature its first piece carried, so the parts match the
+    functionResponse parts one to one."""
+    from tests.unit.tools.streaming.test_gemini_partial_args import (
+        WEATHER,
+        WEATHER_CALL,
+        chunk,
+        fc,
+        feeds,
+        piece,
+    )
+
+    stream = [
+        *WEATHER[:1],
+        chunk({**fc(id="fc_1", name="get_weather", willContinue=True), "thoughtSignature": "c2ln"}),
+        *WEATHER[2:],
+        chunk(fc(name="f2", partialArgs=[piece("$.a", numberValue=1)], willContinue=True)),
+        chunk(fc(partialArgs=[piece("$.b", stringValue="x")])),
+        chunk(fc(name="whole", args={"c": 2})),
+    ]
+    turn, streamed = build(feeds(stream)[feed], "gemini")
+    assert [(c.name, dict(c.arguments)) for c in turn.calls] == [
+        ("get_weather", WEATHER_CALL.arguments), ("f2", {"a": 1, "b": "x"}), ("whole", {"c": 2}),
+    ]  # fmt: skip
+    key = "function_call" if feed == "snake" else "functionCall"
+    parts = turn.items[0]["parts"]
+    assert (parts[0], streamed) == ({"text": "Checking."}, "Checking.")
+    assert parts[1] == {
+        key: {"id": "fc_1", "name": "get_weather", "args": WEATHER_CALL.arguments},
+        "thoughtSignature": "c2ln",
+    }
+    assert parts[2:] == [{key: {"name": "f2", "args": {"a": 1, "b": "x"}}},
+                         {key: {"name": "whole", "args": {"c": 2}}}]  # fmt: skip
+    results = [ToolResult.ok(1).for_call(c.id, c.name) for c in turn.calls]
+    replies = turn.answer(results).replies[0]["parts"]
+    assert len(replies) == sum(key in p for p in parts) == 3
+
+
+def test_bedrock_stream_keeps_the_result_of_a_tool_bedrock_ran() -> None:
+    """A system tool's ``toolResult`` block (streamed after its ``toolUse``) stays in the
+    message, as the whole Converse response holds it; the message is a valid request."""
+    server = {"toolUseId": "srv1", "name": "nova_grounding", "type": "server_tool_use"}
+    result = {"toolUseId": "srv1", "type": "nova_grounding_result", "status": "success"}
+
+    def delta(index: int, **value: Any) -> dict[str, Any]:
+        return {"contentBlockDelta": {"contentBlockIndex": index, "delta": value}}
+
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": {"toolUse": server}}},
+        delta(0, toolUse={"input": '{"query": "paris"}'}),
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"contentBlockStart": {"contentBlockIndex": 1, "start": {"toolResult": result}}},
+        delta(1, toolResult=[{"text": "Sunny, "}]),
+        delta(1, toolResult=[{"text": "21C"}, {"json": {"t": 21}}]),
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        delta(2, text="Noting it."),
+        {"contentBlockStop": {"contentBlockIndex": 2}},
+        {"contentBlockStart": {"contentBlockIndex": 3,
+                               "start": {"toolUse": {"toolUseId": "t1", "name": "f"}}}},
+        delta(3, toolUse={"input": '{"a": 1}'}),
+        {"contentBlockStop": {"contentBlockIndex": 3}},
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]  # fmt: skip
+    whole = {"role": "assistant", "content": [
+        {"toolUse": {**server, "input": {"query": "paris"}}},
+        {"toolResult": {**result, "content": [{"text": "Sunny, 21C"}, {"json": {"t": 21}}]}},
+        {"text": "Noting it."},
+        {"toolUse": {"toolUseId": "t1", "name": "f", "input": {"a": 1}}},
+    ]}  # fmt: skip
+    turn, streamed = build(events, "bedrock")
+    expected = read_turn({"output": {"message": whole}}, "bedrock")
+    assert (turn.items, turn.calls, turn.text) == (expected.items, expected.calls, expected.text)
+    assert streamed == "Noting it."
+    check_converse(list(turn.answer([ToolResult.ok(1).for_call("t1", "f")]).messages))
+
+
+@settings(max_examples=60, deadline=None)
+@given(calls=st.lists(ARGUMENTS, min_size=1, max_size=3),
+       points=st.lists(st.integers(0, 200), max_size=6),
+       signed=st.lists(st.booleans(), min_size=3, max_size=3))  # fmt: skip
+def test_index_less_chunks_cut_anywhere_give_the_whole_message(
+    calls: list[dict[str, Any]], points: list[int], signed: list[bool]
+) -> None:
+    """Gemini's OpenAI-compatible stream (no ``index``): however the arguments are cut, the
+    calls and the rebuilt message are the whole completion's, signatures included."""
+    tool_calls: list[dict[str, Any]] = []
+    for i, args in enumerate(calls):
+        function = {"name": "f", "arguments": json.dumps(args)}
+        call: dict[str, Any] = {
+            "id": f"function-call-{i}",
+            "type": "function",
+            "function": function,
+        }
+        if signed[i]:
+            call["extra_content"] = {"google": {"thought_signature": f"sig{i}"}}
+        tool_calls.append(call)
+    whole = {"choices": [{"index": 0, "finish_reason": "stop", "message": {
+        "role": "assistant", "content": None, "tool_calls": tool_calls}}]}  # fmt: skip
+    chunks: list[Any] = []
+    for call in tool_calls:
+        first, *rest = cut(call["function"]["arguments"], points)
+        head = {**call, "function": {"name": "f", "arguments": first}}
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [head]}}]})
+        chunks += [{"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"function": {"arguments": piece}}]}}]} for piece in rest]  # fmt: skip
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    turn, _ = build(chunks, "openai")
+    expected = read_turn(whole, "openai")
+    assert (turn.items, turn.calls) == (expected.items, expected.calls)
+    assert [dict(c.arguments) for c in turn.calls] == calls
+
+
+@pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
+def test_reasoning_of_openai_compatible_servers_goes_back(key: str) -> None:
+    """DeepSeek's thinking mode answers a tool loop with HTTP 400 unless each assistant
+    message with tool calls keeps its ``reasoning_content`` (``reasoning``: OpenRouter,
+    newer vLLM): it is kept, from a whole completion (the SDK object) and from a stream."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    call = {"id": "call_0", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}  # fmt: skip
+    whole = ChatCompletion.model_validate({
+        "id": "c", "object": "chat.completion", "created": 1, "model": "deepseek-v4-pro",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": "", key: "The user wants Paris.",
+            "tool_calls": [call]}}],
+    })  # fmt: skip
+    deltas = [{"role": "assistant", key: "The user "}, {key: "wants Paris."},
+              {"content": ""}, {"tool_calls": [{**call, "index": 0}]}]  # fmt: skip
+    chunks = [
+        construct_type(type_=ChatCompletionChunk, value={
+            "id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+        for delta in deltas
+    ]  # fmt: skip
+    message = {"role": "assistant", "content": None, key: "The user wants Paris.",
+               "tool_calls": [call]}  # fmt: skip
+    turn, streamed = build(chunks, "openai")
+    expected = read_turn(whole)
+    assert expected.items[0] == {**message, "content": ""}
+    assert turn.items[0] == message
+    assert (turn.text, streamed, expected.text, turn.calls) == ("", "", "", expected.calls)
+
+
+@pytest.mark.parametrize("missing", [None, "", "null"])
+def test_calls_without_an_id_go_back_with_the_id_their_replies_answer(missing: Any) -> None:
+    """A server that sends no call id: the echoed assistant message carries the id the
+    parser gave each call, which its tool message answers (whole and streamed, the stream's
+    calls in index order even when index 1 arrives first)."""
+
+    def function(name: str, arguments: str) -> dict[str, Any]:
+        return {"name": name, "arguments": arguments}
+
+    calls = [{"type": "function", "function": function("f", '{"a": 1}')},
+             {"type": "function", "function": function("g", "{}")}]  # fmt: skip
+    if missing is not None:
+        calls = [{"id": missing, **call} for call in calls]
+    whole = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": None, "tool_calls": calls}}]}  # fmt: skip
+    chunks: list[Any] = [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, **calls[1]}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, **calls[0], "function": function("f", '{"a": ')}]}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": "1}"}}]}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]  # fmt: skip
+    for turn in (read_turn(whole, "openai"), build(chunks, "openai")[0]):
+        done = turn.answer([ToolResult.ok(1).for_call(c.id, c.name) for c in turn.calls])
+        echoed = [(c["id"], c["function"]["name"]) for c in turn.items[0]["tool_calls"]]
+        answered = [r["tool_call_id"] for r in done.replies]
+        assert echoed == [(c.id, c.name) for c in turn.calls]
+        assert [name for _, name in echoed] == ["f", "g"]
+        assert [i for i, _ in echoed] == answered
+        assert all(answered)
