@@ -222,7 +222,8 @@ def config_texts(draw: st.DrawFn) -> tuple[str, str]:
     suffix = draw(st.sampled_from([".yaml", ".json", ".toml"]))
     text = dumps(definitions)  # JSON is YAML too
     if suffix == ".toml":
-        text = "\n".join(f"[[tools]]\nname = {json.dumps(str(d['name']))}\n" for d in definitions)
+        names = [d["name"] if isinstance(d["name"], str) else dumps(d["name"]) for d in definitions]
+        text = "\n".join(f"[[tools]]\nname = {json.dumps(name)}\n" for name in names)
     if suffix == ".yaml" and draw(st.booleans()):
         text = draw(_yaml_oddities(text))
     return suffix, text
