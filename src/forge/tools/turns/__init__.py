@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from forge.core.errors import ForgeError, UnsupportedProviderError
@@ -153,17 +154,11 @@ def read_turn(response: Any, provider: str | None = None) -> AssistantTurn:
             raise ToolCallFormatError(f"the response text is not JSON: {exc}") from exc
     name = turn_provider(provider if provider is not None else detect_provider(response))
     calls = parse_tool_calls(response, name)
-    try:
+    with _shape_errors(f"the {name} response is not in a shape forge-tools reads",
+                       "; pass the response as the SDK returns it"):  # fmt: skip
         found = _READERS[name](response, name)
         if name in ("openai", "mistral"):
             found = [chat.with_call_ids(found[0], calls)]
-    except ForgeError:
-        raise
-    except (TypeError, ValueError, LookupError, AttributeError) as exc:
-        raise ToolCallFormatError(
-            f"the {name} response is not in a shape forge-tools reads "
-            f"({type(exc).__name__}: {str(exc)[:200]}); pass the response as the SDK returns it"
-        ) from exc
     return AssistantTurn(provider=name, items=tuple(found), calls=tuple(calls),
                          text=_TEXTS[name](found), revealed=_revealed(found, name))  # fmt: skip
 
@@ -223,18 +218,24 @@ class TurnBuilder:
                 "the stream ended before its first event: there is no turn to read; "
                 "pass the stream the SDK returned with stream=True"
             )
-        try:
+        with _shape_errors(f"the {self.provider} stream's events do not make a turn forge-tools "
+                           "reads"):  # fmt: skip
             found = self._builder.items(calls)
             text = _TEXTS[self.provider](found)
-        except ForgeError:
-            raise
-        except (TypeError, ValueError, LookupError, AttributeError) as exc:
-            raise ToolCallFormatError(
-                f"the {self.provider} stream's events do not make a turn forge-tools reads "
-                f"({type(exc).__name__}: {str(exc)[:200]})"
-            ) from exc
         return AssistantTurn(provider=self.provider, items=tuple(found), calls=tuple(calls),
                              text=text, revealed=_revealed(found, self.provider))  # fmt: skip
+
+
+@contextmanager
+def _shape_errors(what: str, hint: str = "") -> Iterator[None]:
+    """A reader's stumble on a shape it does not expect, as a `ToolCallFormatError` saying
+    ``what`` went wrong (with the stumble) and ``hint``; our own errors pass through."""
+    try:
+        yield
+    except ForgeError:
+        raise
+    except (TypeError, ValueError, LookupError, AttributeError) as exc:
+        raise ToolCallFormatError(f"{what} ({type(exc).__name__}: {str(exc)[:200]}){hint}") from exc
 
 
 def _revealed(found: list[dict[str, Any]], provider: str) -> tuple[str, ...]:
