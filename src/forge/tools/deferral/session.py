@@ -23,8 +23,8 @@ deployment calls most (``usage``: its executor's metrics or a mapping of counts)
 that exists but is not active (the model knew its name from an earlier turn) is run and
 reveals the tool with ``inactive="run"`` (the default: the engine's permissions, when an
 executor is given, still decide), or answered with a failed result telling the model to
-search first with ``inactive="refuse"``; a call the executor's permissions deny reveals
-nothing. One session is one conversation; its methods are safe to call from several
+search first with ``inactive="refuse"`` (where a name no tool has is answered naming only
+the session's active tools); a call the executor's permissions deny reveals nothing. One session is one conversation; its methods are safe to call from several
 threads. `execute_all` runs calls without a provider's response (an MCP server's
 ``tools/call``, say).
 """
@@ -566,7 +566,7 @@ class DeferredSession:
         if self._inactive == "run" or self.native or call.name in self._pinned:
             return None
         if self._source.get(call.name) is None:
-            return None  # unknown tools get the engine's answer, with suggestions
+            return None  # unknown tools get the engine's answer (narrowed by _merge)
         with self._lock:
             if call.name in self._revealed:
                 return None
@@ -586,12 +586,22 @@ class DeferredSession:
         out = list(answered)
         used: list[str] = []
         for (index, call), result in zip(rest, done, strict=True):
+            if result.error_kind is ErrorKind.UNKNOWN_TOOL and self._inactive == "refuse":
+                result = self._unknown(call)
             out[index] = result
             if result.error_kind not in _NOT_RUN:
                 used.append(call.name)
         if used:
             self._use(used)
         return [r for r in out if r is not None]
+
+    def _unknown(self, call: ToolCall) -> ToolResult:
+        """An unknown tool's result naming only what this session shows (with ``refuse``,
+        the engine's answer would name tools the model was never shown)."""
+        from forge.tools.execution import failures
+
+        shown = [*self.active(), self.search_tool.name]
+        return failures.unknown_tool(call.name, shown).for_call(call.id, call.name)
 
     def _answer_search(self, call: ToolCall) -> ToolResult:
         name = self.search_tool.name

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -31,10 +31,12 @@ from forge.tools.integrations.mcp.gateway_config import ServerConfig
 if TYPE_CHECKING:
     import mcp_types as types
 
-__all__ = ["State", "Upstream"]
+__all__ = ["Admit", "State", "Upstream"]
 
 logger = get_logger("mcp.gateway")
 State = Literal["starting", "up", "down", "stopped"]
+Admit = Callable[[ServerConfig, str, str], bool]
+"""``admit(server, name, remote)``: whether the server's tool ``remote`` may be served as ``name``."""
 
 
 class _SseTransport(Transport):
@@ -53,7 +55,9 @@ class _SseTransport(Transport):
 class _Client(MCPClient):
     """An `MCPClient` that names its server without secrets and applies per-tool timeouts."""
 
-    def __init__(self, config: ServerConfig, registry: ToolRegistry, probe: float | None) -> None:
+    def __init__(
+        self, config: ServerConfig, registry: ToolRegistry, probe: float | None, admit: Admit
+    ) -> None:
         server: Any
         if config.kind == "stdio":
             server = StdioServerParameters(
@@ -71,8 +75,14 @@ class _Client(MCPClient):
             reconnect_attempts=0, probe_interval=probe,
         )  # fmt: skip
         self.config = config
+        self._admit = admit
         if config.kind == "sse":
             self._transport = _SseTransport(server, headers=config.headers or None)
+
+    def _import(self, spec: types.Tool) -> str | None:
+        if not self._admit(self.config, self.local_name(spec.name), spec.name):
+            return None
+        return super()._import(spec)
 
     def _tool(self, local: str, spec: types.Tool) -> Tool:
         tool = super()._tool(local, spec)
@@ -94,6 +104,8 @@ class Upstream:
         registry: Where its tools are registered (under ``config.prefix``).
         backoff: The delays between attempts to (re)connect.
         probe_interval: Seconds between liveness probes of a connected server.
+        admit: Decides which of its tools are registered, and under which names (by
+            default all of them).
     """
 
     def __init__(
@@ -103,8 +115,10 @@ class Upstream:
         *,
         backoff: Backoff,
         probe_interval: float | None,
+        admit: Admit | None = None,
     ) -> None:
         self.config = config
+        self.admit: Admit = admit or _admit_all
         self.registry = registry
         self.backoff = backoff
         self.probe_interval = probe_interval
@@ -189,7 +203,7 @@ class Upstream:
         with self._lock:
             if self._stop.is_set():
                 return None
-            self._client = _Client(self.config, self.registry, self.probe_interval)
+            self._client = _Client(self.config, self.registry, self.probe_interval, self.admit)
             return self._client
 
     def _connect(self, client: _Client) -> bool:
@@ -210,6 +224,11 @@ class Upstream:
         self.connects += 1
         logger.info("the MCP server %r is connected: %d tools", self.name, len(client.tool_names))
         return True
+
+
+def _admit_all(server: ServerConfig, name: str, remote: str) -> bool:
+    """Every tool is registered."""
+    return True
 
 
 def _without_prefix(message: str | None) -> str | None:

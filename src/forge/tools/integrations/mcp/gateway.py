@@ -7,6 +7,14 @@ server's, or a tool's own), permissions (the server's ``allow`` and ``deny``
 patterns; tools they exclude are not listed either) and metrics (per tool, and
 summed per server by `Gateway.server_metrics`) apply.
 
+Every name the gateway exposes has one owner, fixed by the configuration: no server's
+prefix starts another's (`check_prefixes`), and a tool is served only under a name that
+starts with its own server's prefix, so no server can take another's names, before or
+after a restart. A tool whose name would not (a name cut to fit the length limit) or that
+would take the search tool's name in search-only mode is refused, with a warning. The
+``allow`` and ``deny`` rules of the server that serves a tool are matched on both the
+name clients see (without the prefix) and the server's own name for it.
+
 Servers come and go independently: a server that is not up yet, crashed or was
 restarted is reconnected with capped, jittered exponential backoff; while it is
 away its tools are withdrawn (clients get ``notifications/tools/list_changed``)
@@ -23,6 +31,8 @@ import threading
 import time
 from collections.abc import Mapping
 from typing import Any
+
+from forge.core.logging import get_logger
 
 from forge.tools import (
     Decision,
@@ -41,12 +51,15 @@ from forge.tools.integrations.mcp.gateway_config import (
     GatewayConfig,
     ServerConfig,
     ServersFileError,
+    check_prefixes,
 )
 from forge.tools.integrations.mcp.runner import executor_runner
 from forge.tools.integrations.mcp.server import MCPToolServer
 from forge.tools.schema._names import is_valid_name
 
 __all__ = ["Gateway"]
+
+logger = get_logger("mcp.gateway")
 
 
 class Gateway:
@@ -68,6 +81,7 @@ class Gateway:
         backoff: Backoff | None = None,
         probe_interval: float | None = None,
     ) -> None:
+        check_prefixes(config.servers, "the gateway's servers")
         self.config = config
         self.registry = ToolRegistry()
         """Every tool of every connected server (including those ``allow``/``deny`` exclude)."""
@@ -78,10 +92,14 @@ class Gateway:
         self._run = executor_runner(self.executor)
         backoff = backoff or Backoff(first=config.reconnect_first, cap=config.reconnect_cap)
         probe = config.probe_interval if probe_interval is None else probe_interval or None
+        self._search_name = str(config.search.get("search_name", "search_tools"))
+        self._refused: set[tuple[str, str]] = set()
+        self._refused_lock = threading.Lock()
         self.upstreams: dict[str, Upstream] = {
-            s.name: Upstream(s, self.registry, backoff=backoff, probe_interval=probe)
+            s.name: Upstream(s, self.registry, backoff=backoff, probe_interval=probe,
+                             admit=self._admit)
             for s in config.servers
-        }
+        }  # fmt: skip
         self._by_prefix = sorted(config.servers, key=lambda s: len(s.prefix), reverse=True)
         for pin in config.search.get("pinned", ()):
             if not is_valid_name(pin):
@@ -168,11 +186,42 @@ class Gateway:
         return await self._run(name, arguments)
 
     def owner(self, name: str) -> Upstream | None:
-        """The server whose prefix ``name`` carries (the longest prefix wins), or ``None``."""
+        """The one server whose prefix ``name`` carries, or ``None``."""
         for server in self._by_prefix:
             if name.startswith(server.prefix):
                 return self.upstreams[server.name]
         return None
+
+    def refusal(self, server: ServerConfig, name: str) -> str | None:
+        """Why ``server`` may not serve a tool under ``name``, or ``None`` if it may.
+
+        Only a name that carries the server's own prefix is its (no other server's prefix
+        can then match it); in search-only mode the search tool's name is no server's.
+        """
+        if not name.startswith(server.prefix):
+            return (
+                f"its name {name!r} (cut to fit the length limit) does not start with the "
+                f"server's prefix {server.prefix!r}: give the server a shorter prefix"
+            )
+        if self.config.search_only and name == self._search_name:
+            return (
+                f"{name!r} is the name of the gateway's search tool: give the server a "
+                "'forge': {'prefix': ...}"
+            )
+        return None
+
+    def _admit(self, server: ServerConfig, name: str, remote: str) -> bool:
+        """Whether a server's tool is registered as ``name``; a refusal is logged once."""
+        why = self.refusal(server, name)
+        if why is None:
+            return True
+        with self._refused_lock:
+            first = (server.name, remote) not in self._refused
+            self._refused.add((server.name, remote))
+        if first:
+            logger.warning("refusing the tool %r of the MCP server %r: %s", remote,
+                           server.name, why)  # fmt: skip
+        return False
 
     def server_metrics(self) -> dict[str, Mapping[str, int]]:
         """Calls, successes, failures and timeouts summed per server."""
@@ -193,17 +242,18 @@ class Gateway:
     # -- rules ------------------------------------------------------------------------
 
     def _config_of(self, tool: Tool) -> ServerConfig | None:
-        owner = self.owner(tool.name)
-        return owner.config if owner is not None else None
+        """The entry of the server that serves ``tool`` (``None``: no server's)."""
+        upstream = self.upstreams.get(_server_of(tool) or "")
+        return upstream.config if upstream is not None else None
 
     def _served(self, tool: Tool) -> bool:
         config = self._config_of(tool)
-        return config is None or _allowed(config, tool) is None
+        return config is not None and _allowed(config, tool) is None
 
     def _permit(self, request: PermissionRequest) -> Decision:
         config = self._config_of(request.tool)
         if config is None:
-            return Decision.allow()
+            return Decision.deny(f"{request.tool.name!r} is no tool of the gateway's servers")
         refused = _allowed(config, request.tool)
         return Decision.allow() if refused is None else Decision.deny(refused)
 
@@ -215,11 +265,18 @@ def _server_of(tool: Tool) -> str | None:
 
 
 def _allowed(config: ServerConfig, tool: Tool) -> str | None:
-    """``None`` if the server's rules let ``tool`` be served, else why not."""
-    remote = str(tool.metadata.extra.get("mcp_name", tool.name.removeprefix(config.prefix)))
+    """``None`` if the server's rules let ``tool`` be served, else why not.
+
+    A rule is matched on the name clients see (less the prefix) and on the server's own
+    name for the tool: ``delete_*`` denies a remote ``delete.file`` served as ``delete_file``.
+    """
+    shown = tool.name.removeprefix(config.prefix)
+    names = dict.fromkeys([shown, str(tool.metadata.extra.get("mcp_name", shown))])
     for pattern in config.deny:
-        if fnmatch.fnmatchcase(remote, pattern):
+        if any(fnmatch.fnmatchcase(name, pattern) for name in names):
             return f"the gateway's 'deny' rule {pattern!r} of server {config.name!r} matches"
-    if config.allow and not any(fnmatch.fnmatchcase(remote, p) for p in config.allow):
+    if config.allow and not any(
+        fnmatch.fnmatchcase(name, pattern) for name in names for pattern in config.allow
+    ):
         return f"no 'allow' rule of server {config.name!r} matches"
     return None

@@ -16,15 +16,18 @@ Gateway options sit under ``"forge"``, at the top (``separator``, ``search_only`
 ``timeout``, ``connect_timeout``, ``probe_interval``, ``reconnect``: ``{"first": s,
 "cap": s}``) or in an entry (``prefix``, ``timeout``,
 ``connect_timeout``, ``allow``, ``deny`` and ``tools``: per-tool ``{"timeout": s}``).
+No server's prefix may start another's (``a__`` and ``a__b__``, or an empty prefix beside
+any other): one server's tools could then take the other's names.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +41,7 @@ __all__ = [
     "ServerConfig",
     "ServersFileError",
     "SEARCH_OPTIONS",
+    "check_prefixes",
     "expand_env",
     "load_servers",
     "parse_servers",
@@ -216,13 +220,7 @@ def parse_servers(
         servers.append(
             _server(name, entry, environ=environ, place=place, sep=sep, defaults=defaults)
         )
-    prefixes = [s.prefix for s in servers]
-    for server in servers:
-        if prefixes.count(server.prefix) > 1:
-            raise ServersFileError(
-                f"{where}: two servers share the prefix {server.prefix!r}: give one a "
-                "'forge': {'prefix': ...} of its own"
-            )
+    check_prefixes(servers, where)
     reconnect = _options(
         options.get("reconnect", {}), frozenset({"first", "cap"}), f"{where}: 'forge.reconnect'"
     )
@@ -242,6 +240,32 @@ def parse_servers(
         search_only=_flag(options.get("search_only", False), f"{where}: 'forge.search_only'"),
         search=search_options(options.get("search", {}), f"{where}: 'forge.search'"),
     )
+
+
+def check_prefixes(servers: Iterable[ServerConfig], where: str = "servers.json") -> None:
+    """Refuse prefixes that could give two servers' tools the same name.
+
+    A prefix that starts another (``a__`` and ``a__b__``; ``google_`` and ``google_drive_``;
+    the empty prefix and any other) lets the shorter one's server expose a name of the
+    longer one's (``a__`` + ``b__echo`` is ``a__b__`` + ``echo``).
+
+    Raises:
+        ServersFileError: Naming both servers and their prefixes.
+    """
+    ordered = sorted(servers, key=lambda s: (s.prefix, s.name))
+    for shorter, longer in itertools.combinations(ordered, 2):
+        if shorter.prefix == longer.prefix:
+            raise ServersFileError(
+                f"{where}: servers {shorter.name!r} and {longer.name!r} share the prefix "
+                f"{shorter.prefix!r}: give one a 'forge': {{'prefix': ...}} of its own"
+            )
+        if longer.prefix.startswith(shorter.prefix):
+            raise ServersFileError(
+                f"{where}: the prefix {shorter.prefix!r} of server {shorter.name!r} starts the "
+                f"prefix {longer.prefix!r} of server {longer.name!r}, so a tool of "
+                f"{shorter.name!r} could take a name of {longer.name!r}'s tools: give one a "
+                "'forge': {'prefix': ...} that the other does not start with"
+            )
 
 
 def _server(

@@ -13,14 +13,21 @@ session's active set, with ``list_changed`` to the sessions that had them; when
 they come back they can be found again.
 
 A session is a handshake-era connection (one stdio connection, one
-``Mcp-Session-Id`` over HTTP). Requests of the stateless 2026-07-28 protocol
-carry no session, so they share one deferred session, and its changes are
-announced on every ``subscriptions/listen`` stream.
+``Mcp-Session-Id`` over HTTP), from its ``initialize`` on, whether or not the
+client ever sends ``notifications/initialized``. Requests of the stateless
+2026-07-28 protocol carry no session, so they share one deferred session, and
+its changes are announced on every ``subscriptions/listen`` stream. A call of a
+name no tool has is answered naming only the tools the session can see.
+
+A registry tool named like the search tool is not served (with a warning).
+``runner`` (the calls of the tools themselves, as the web catalog makes them)
+is not a session's: only ``tools/call`` goes through the caller's session.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import weakref
 from contextvars import ContextVar
@@ -28,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.subscriptions import ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from forge.core.logging import get_logger
 from forge.tools import ToolCall, ToolRegistry, ToolResult, ToolView
@@ -104,9 +112,12 @@ class SearchOnlyServer(MCPToolServer):
         name: str = "forge-tools",
         **options: Any,
     ) -> None:
-        super().__init__(registry, runner=runner, name=name)
+        search_name = options.get("search_name", "search_tools")
+        if isinstance(search_name, str) and search_name in registry:
+            _warn_shadowed(search_name)
+        super().__init__(registry.filtered(lambda t: t.name != search_name), runner=runner,
+                         name=name)  # fmt: skip
         self._calls = _RunnerExecutor(self.runner)
-        self.runner = self._run_in_session
         self._options = {"inactive": "refuse", **options}
         self._pinned = tuple(self._options.pop("pinned", ()))
         self._lock = threading.Lock()
@@ -154,10 +165,18 @@ class SearchOnlyServer(MCPToolServer):
             return _Seat(session)
 
     def _key_of(self, ctx: ServerRequestContext[Any]) -> Any:
-        """The MCP session a request belongs to (a weakly referable object), or ``None``."""
+        """The MCP session a request belongs to (a weakly referable object), or ``None``.
+
+        A handshake-era connection is a session from its first request on (a client
+        need not send ``notifications/initialized``); a 2026-07-28 request has none.
+        """
         connection = getattr(ctx.session, "_connection", None)
-        if connection is not None and connection in self._connections:
-            return connection
+        if getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            return None
+        if connection is not None:
+            with contextlib.suppress(TypeError):
+                weakref.ref(connection)
+                return connection
         if ctx.session in self._plain_sessions:
             try:
                 weakref.ref(ctx.session)
@@ -195,8 +214,8 @@ class SearchOnlyServer(MCPToolServer):
         finally:
             _SEAT.reset(token)
 
-    async def _run_in_session(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        """The `CallRunner` of this server: the call goes through the caller's session."""
+    async def _run_call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """A ``tools/call`` goes through the caller's session."""
         seat = _SEAT.get() or self._seat(None)
         results = await seat.session.aexecute_all([ToolCall.create(name, arguments)])
         return results[0]
@@ -213,6 +232,8 @@ class SearchOnlyServer(MCPToolServer):
                     self._notify_seat(seat)
             return
         name = event.name or ""
+        if event.type == "registered" and name == self.search_name:
+            _warn_shadowed(name)
         for seat in seats:
             if name not in seat.session.active():
                 continue
@@ -259,3 +280,11 @@ class SearchOnlyServer(MCPToolServer):
             await session.send_tool_list_changed()
         except Exception:  # a client that went away: nothing to tell
             logger.debug("dropping a list_changed for a closed session", exc_info=True)
+
+
+def _warn_shadowed(name: str) -> None:
+    logger.warning(
+        "the registry's tool %r is not served: it has the name of the search tool; "
+        "rename it or choose another search_name",
+        name,
+    )

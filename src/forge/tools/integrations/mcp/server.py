@@ -195,7 +195,7 @@ class MCPToolServer:
         try:
             # The SDK's span, when kept, already continues the client's trace.
             with attach_context(None if self._sdk_tracing else params.meta):
-                result = await self.runner(name, dict(params.arguments or {}))
+                result = await self._run_call(name, dict(params.arguments or {}))
         finally:
             CLIENT.reset(token)
         if result.error_kind is ErrorKind.UNKNOWN_TOOL and name not in self.registry:
@@ -205,6 +205,10 @@ class MCPToolServer:
         if found is not None and schema is not None and _has_output(result):
             result = self._check_output(found, result)
         return call_result(result, output_schema=schema)
+
+    async def _run_call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
+        """Run one ``tools/call`` (with `runner`)."""
+        return await self.runner(name, arguments)
 
     def _check_output(self, tool: Tool, result: ToolResult) -> ToolResult:
         """Fail a result whose output (as JSON) breaks the tool's declared output schema."""
