@@ -250,3 +250,35 @@ def argument_texts() -> st.SearchStrategy[str]:
     """Argument text a model may send: JSON, almost-JSON, huge, deep or broken."""
     values = PAYLOADS.map(dumps)
     return values | NASTY_STRINGS | st.text(max_size=30)
+
+
+#: Server names, prefixes and remote tool names that probe how gateway names are formed.
+GATEWAY_WORDS = st.sampled_from(
+    ["a", "a__b", "b", "google", "google_drive", "drive", "files", "f", "t_", "t_x", "_", "-",
+     "1x", "a b", "é", "", "search_tools", "echo", "b__echo", "a__b__echo", "drive_upload",
+     "read_file", "files__read_file", "delete.file", "delete_file", "f__delete_file",
+     "math.factorial", "math_factorial", "p" * 58 + "__", "x" * 70, "a.b/c", "\u00a0"]
+) | st.text(max_size=10)  # fmt: skip
+
+
+@st.composite
+def gateway_layouts(draw: st.DrawFn) -> dict[str, Any]:
+    """A gateway's servers.json (hostile names, prefixes and separators) and the tool names
+    each server lists: ``{"document", "separator", "tools": {server: [names]}}``."""
+    servers: dict[str, Any] = {}
+    tools: dict[str, list[str]] = {}
+    for _ in range(draw(st.integers(1, 4))):
+        name = draw(GATEWAY_WORDS)
+        entry: dict[str, Any] = {"command": "x"}
+        if draw(st.booleans()):
+            prefix = draw(GATEWAY_WORDS | st.builds(operator.add, GATEWAY_WORDS, GATEWAY_WORDS))
+            entry["forge"] = {"prefix": prefix}
+        servers[name] = entry
+        tools[name] = draw(st.lists(
+            GATEWAY_WORDS | st.builds(operator.add, GATEWAY_WORDS, GATEWAY_WORDS), max_size=6
+        ))  # fmt: skip
+    document: dict[str, Any] = {"mcpServers": servers}
+    if draw(st.booleans()):
+        document["forge"] = {"search_only": True}
+    separator = draw(st.none() | st.sampled_from(["__", "_", "-", "x", "__x", ""]))
+    return {"document": document, "separator": separator, "tools": tools}

@@ -37,6 +37,7 @@ from tests.fuzz.strategies import (
     argument_texts,
     chunks,
     config_texts,
+    gateway_layouts,
     parameter_schemas,
 )
 
@@ -157,6 +158,39 @@ def check_export(schema: Any) -> None:
             sdk[provider](item)
 
 
+def check_gateway_names(layout: dict[str, Any]) -> None:
+    """A servers file loads or raises `ServersFileError`; then every name the gateway would
+    serve has exactly one owner, the server that lists it (colliding prefixes refused)."""
+    from forge.tools.integrations.mcp import MCPClient
+    from forge.tools.integrations.mcp.gateway import Gateway
+    from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
+    from forge.tools.schema._names import is_valid_name
+
+    try:
+        config = parse_servers(layout["document"], {}, separator=layout["separator"])
+        gateway = Gateway(config)
+    except ServersFileError:
+        return
+    try:
+        served: dict[str, str] = {}
+        for server in config.servers:
+            client = MCPClient("http://127.0.0.1:9/mcp", ToolRegistry(), prefix=server.prefix)
+            remote = layout["tools"].get(server.name, [])
+            client.names.add_all(server.prefix + name for name in remote)  # as a listing does
+            for name in dict.fromkeys(map(client.local_name, remote)):
+                if gateway.refusal(server, name) is not None:
+                    continue
+                assert is_valid_name(name), name
+                assert name not in served, (name, served[name], server.name)
+                assert not (config.search_only and name == "search_tools")
+                owner = gateway.owner(name)
+                assert owner is not None, name
+                assert owner.name == server.name, (name, server.name)
+                served[name] = server.name
+    finally:
+        gateway.close()
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -179,6 +213,8 @@ def _targets() -> dict[str, Target]:
                "normalize_definition and from_record"),
         Target("export", parameter_schemas(), check_export,
                "every provider export, plain and strict, against the SDK types"),
+        Target("gateway-names", gateway_layouts(), check_gateway_names,
+               "gateway prefixes and upstream tool names: one owner per exposed name"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

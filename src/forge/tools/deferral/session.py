@@ -24,9 +24,9 @@ that exists but is not active (the model knew its name from an earlier turn) is 
 reveals the tool with ``inactive="run"`` (the default: the engine's permissions, when an
 executor is given, still decide), or answered with a failed result telling the model to
 search first with ``inactive="refuse"`` (where a name no tool has is answered naming only
-the session's active tools); a call the executor's permissions deny reveals nothing. One session is one conversation; its methods are safe to call from several
-threads. `execute_all` runs calls without a provider's response (an MCP server's
-``tools/call``, say).
+the session's active tools); a call the executor's permissions deny reveals nothing. One
+session is one conversation; its methods are safe to call from several threads.
+`execute_all` runs calls without a provider's response (an MCP server's ``tools/call``, say).
 """
 
 from __future__ import annotations
@@ -585,9 +585,9 @@ class DeferredSession:
         """The results in call order; the tools that ran (and were not denied) made recent."""
         out = list(answered)
         used: list[str] = []
-        for (index, call), result in zip(rest, done, strict=True):
-            if result.error_kind is ErrorKind.UNKNOWN_TOOL and self._inactive == "refuse":
-                result = self._unknown(call)
+        for (index, call), ran in zip(rest, done, strict=True):
+            unknown = ran.error_kind is ErrorKind.UNKNOWN_TOOL and self._inactive == "refuse"
+            result = self._unknown(call) if unknown else ran
             out[index] = result
             if result.error_kind not in _NOT_RUN:
                 used.append(call.name)

@@ -36,7 +36,7 @@ __all__ = ["Admit", "State", "Upstream"]
 logger = get_logger("mcp.gateway")
 State = Literal["starting", "up", "down", "stopped"]
 Admit = Callable[[ServerConfig, str, str], bool]
-"""``admit(server, name, remote)``: whether the server's tool ``remote`` may be served as ``name``."""
+"""``admit(server, name, remote)``: whether its tool ``remote`` may be served as ``name``."""
 
 
 class _SseTransport(Transport):

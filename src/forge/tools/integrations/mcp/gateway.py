@@ -33,7 +33,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from forge.core.logging import get_logger
-
 from forge.tools import (
     Decision,
     ErrorKind,

@@ -104,7 +104,7 @@ def test_a_gateway_made_from_colliding_servers_is_refused() -> None:
         ServerConfig(name=name, kind="stdio", prefix=prefix, display="x", command="x")
         for name, prefix in (("honest", "files__"), ("other", ""))
     )
-    with pytest.raises(ServersFileError, match="'other'.*'honest'"):
+    with pytest.raises(ServersFileError, match=r"'other'.*'honest'"):
         Gateway(GatewayConfig(servers=servers))
 
 
@@ -139,7 +139,8 @@ def test_a_name_cut_to_fit_the_limit_is_refused_not_served_without_an_owner(
     with caplog.at_level(logging.WARNING, "forge.mcp.gateway"), _gateway(servers) as gateway:
         assert gateway.view.names() == [f"{prefix}ok"]
         assert gateway.registry.names() == [f"{prefix}ok"]
-        assert all(gateway.owner(name) is gateway.upstreams["long"] for name in gateway.registry.names())
+        owners = {gateway.owner(name) for name in gateway.registry.names()}
+        assert owners == {gateway.upstreams["long"]}
         client = gateway.upstreams["long"]._client
         assert client is not None
         client._submit(client.refresh()).result(timeout=30)  # a second listing: no new warning
