@@ -84,7 +84,8 @@ class ServerConfig:
     kind: Kind
     """``stdio`` (a command), ``http`` (streamable HTTP) or ``sse``."""
     prefix: str
-    """Put before each of its tools' names (``<name><separator>`` unless set)."""
+    """Put before each of its tools' names (``<name><separator>`` unless set); no other
+    server's prefix starts it, nor does it start another's."""
     display: str
     """The command line or URL as the file writes it (variables not expanded: no secrets)."""
     command: str | None = None
@@ -104,9 +105,10 @@ class ServerConfig:
     connect_timeout: float = 30.0
     """Seconds to start or reach it and list its tools."""
     allow: tuple[str, ...] = ()
-    """Glob patterns of its tool names (without the prefix) to serve; empty: all."""
+    """Glob patterns of its tools to serve, matched on its own tool names and on the names
+    served (without the prefix); empty: all."""
     deny: tuple[str, ...] = ()
-    """Glob patterns of its tool names never to serve."""
+    """Glob patterns of its tools never to serve (matched on both names too)."""
     tool_timeouts: Mapping[str, float] = field(default_factory=dict)
     """Per-tool timeouts (tool names without the prefix)."""
 
