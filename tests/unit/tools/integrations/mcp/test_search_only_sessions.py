@@ -10,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp_harness import SERVERS, HttpServer
 from mcp.client._memory import InMemoryTransport
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -162,6 +166,28 @@ def test_the_catalog_runs_the_tools_of_a_search_only_server() -> None:
     server.close()
     assert outcome["ok"] is True, outcome
     assert outcome["result"] == "sunny in Oslo"
+
+
+@pytest.mark.slow  # a gateway subprocess and its server
+def test_the_catalog_of_a_search_only_gateway_runs_its_tools(tmp_path: Path) -> None:
+    """``forge-tools serve --servers --search-only --transport http``: the catalog beside
+    ``/mcp`` runs a tool no session revealed (it used to answer "not loaded yet")."""
+    entry = {"command": sys.executable,
+             "args": [str(SERVERS / "named_tools_server.py"), "solo", "echo_text"]}  # fmt: skip
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"solo": entry}}))
+    gateway = HttpServer("--servers", str(path), "--search-only", token="t" * 32)
+    try:
+        base = gateway.url.removesuffix("/mcp")
+        with httpx.Client(base_url=base, timeout=30,
+                          headers={"Authorization": "Bearer " + "t" * 32}) as client:  # fmt: skip
+            ran = client.post("/api/tools/solo__echo_text/run", json={"arguments": {"text": "hi"}})
+    finally:
+        gateway.stop()
+    assert ran.status_code == 200, ran.text
+    outcome = ran.json()
+    assert outcome["ok"] is True, outcome
+    assert "solo:echo_text:hi" in json.dumps(outcome["result"])
 
 
 def test_a_registry_tool_named_like_the_search_tool_is_not_served(
