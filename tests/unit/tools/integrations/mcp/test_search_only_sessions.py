@@ -20,10 +20,10 @@ import httpx
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp_harness import SERVERS, HttpServer
 from mcp.client._memory import InMemoryTransport
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from mcp_harness import SERVERS, HttpServer
 
 from forge.tools import ToolRegistry, tool
 from forge.tools.integrations.mcp import SearchOnlyServer
