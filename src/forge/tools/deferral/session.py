@@ -586,14 +586,22 @@ class DeferredSession:
         out = list(answered)
         used: list[str] = []
         for (index, call), ran in zip(rest, done, strict=True):
-            unknown = ran.error_kind is ErrorKind.UNKNOWN_TOOL and self._inactive == "refuse"
-            result = self._unknown(call) if unknown else ran
+            result = self._unknown(call) if self._hides(ran) else ran
             out[index] = result
             if result.error_kind not in _NOT_RUN:
                 used.append(call.name)
         if used:
             self._use(used)
         return [r for r in out if r is not None]
+
+    def _hides(self, result: ToolResult) -> bool:
+        """Whether ``result`` is the engine's unknown-tool answer, which names tools this
+        session has not shown (with ``refuse``, without ``native``)."""
+        return (
+            result.error_kind is ErrorKind.UNKNOWN_TOOL
+            and self._inactive == "refuse"
+            and not self.native
+        )
 
     def _unknown(self, call: ToolCall) -> ToolResult:
         """An unknown tool's result naming only what this session shows (with ``refuse``,
