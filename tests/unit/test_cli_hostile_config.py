@@ -65,3 +65,54 @@ def test_validate_lists_each_skipped_definition(tmp_path: Path) -> None:
     assert done.returncode == 4
     assert "Traceback" not in done.stderr
     assert all(name in done.stdout for name in SKIPPED)
+
+
+HUGE_TIMEOUT = (
+    "- name: slow\n  description: d\n  parameters: {type: object}\n"
+    f"  implementation: {{type: http, url: 'https://api.example.com', timeout: {10**400}}}\n"
+    "- name: capped\n  description: d\n  parameters: {type: object}\n"
+    f"  implementation: {{type: http, url: 'https://api.example.com', "
+    f"max_response_bytes: {10**400}}}\n"
+)
+
+
+def test_validate_reports_a_huge_http_number_without_a_traceback(tmp_path: Path) -> None:
+    """A 400-digit http timeout or byte limit is one reported definition each, no traceback."""
+    path = tmp_path / "tools.yaml"
+    path.write_text(GOOD + HUGE_TIMEOUT)
+    done = run("validate", str(path), "--json")
+    assert done.returncode == 4
+    assert "Traceback" not in done.stderr
+    assert "OverflowError" not in done.stdout + done.stderr
+    assert "slow" in done.stdout
+    assert "capped" in done.stdout
+    assert "an integer of 401 digits" in done.stdout
+
+
+def test_serve_config_serves_the_rest_beside_a_huge_http_number(tmp_path: Path) -> None:
+    """`serve --config` over stdio lists the good tool and names the skipped ones on stderr."""
+    import asyncio
+    import os
+
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from tests.unit.test_cli import SCRIPT
+
+    path = tmp_path / "tools.yaml"
+    path.write_text(GOOD + HUGE_TIMEOUT)
+    params = StdioServerParameters(
+        command=str(SCRIPT), args=["serve", "--config", str(path)], env=dict(os.environ)
+    )
+    errlog = tmp_path / "stderr.txt"
+
+    async def names() -> list[str]:
+        with errlog.open("w") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                return [t.name for t in (await client.list_tools()).tools]
+
+    assert asyncio.run(asyncio.wait_for(names(), 60)) == ["good"]
+    stderr = errlog.read_text()
+    assert "Traceback" not in stderr
+    assert f"{path}: tool 'slow' (definition #2) skipped: " in stderr
+    assert f"{path}: tool 'capped' (definition #3) skipped: " in stderr

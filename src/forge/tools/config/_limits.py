@@ -8,6 +8,7 @@ finds it, and `load_tools` skips that one definition with the reason.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ __all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "Refused", "definition_problem", "par
 MAX_DEPTH = 100
 """How deeply a definition's values may nest (mappings and lists), counted from the file."""
 
+_FLOAT_MAX = int(sys.float_info.max)
 MAX_ALIAS_NODES = 100_000
 """How many nodes a YAML file's aliases (``*name``) may expand to, in total."""
 
@@ -49,6 +51,11 @@ def definition_problem(definition: Any) -> str | None:
             return f"{value.reason} (at {_short(path)})"
         if isinstance(value, float) and not math.isfinite(value):
             return f"{value} is not a JSON number (at {_short(path)}); use a finite number"
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT_MAX:
+            return (
+                f"an integer of {len(str(abs(value)))} digits is larger than a JSON number can "
+                f"hold (at {_short(path)}); use a number below 1e308"
+            )
         children: Any
         if isinstance(value, dict):
             children = value.items()
