@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from forge.tools.config._limits import MAX_ALIAS_NODES
+from forge.tools.config._limits import MAX_ALIAS_NODES, MAX_FILE_ALIAS_NODES
 from tests.unit.test_cli import run
 from tests.unit.tools.config.test_hostile_config import (
+    BOMB_AT_TOP,
     BOMB_IN_MOCK,
     BOMB_IN_PARAMETERS,
     GOOD,
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow  # every test runs the command line in a subproces
 
 
 def test_validate_refuses_alias_bombs_naming_the_file_and_the_limit(tmp_path: Path) -> None:
-    """`validate` returns (instead of running for minutes) naming each file and the limit."""
+    """`validate` returns at once naming each file, the bomb tool and the per-tool limit."""
     paths = [tmp_path / "in_mock.yaml", tmp_path / "in_parameters.yaml"]
     for path, text in zip(paths, [BOMB_IN_MOCK, BOMB_IN_PARAMETERS], strict=True):
         path.write_text(text)
@@ -29,17 +30,31 @@ def test_validate_refuses_alias_bombs_naming_the_file_and_the_limit(tmp_path: Pa
     assert "Traceback" not in done.stderr
     report = json.dumps(json.loads(done.stdout))
     assert all(str(path) in report for path in paths)
-    assert report.count(f"more than {MAX_ALIAS_NODES:,} nodes") == 2
+    assert report.count(f"more than {MAX_ALIAS_NODES:,} nodes by line") == 2
 
 
-def test_list_refuses_an_alias_bomb_with_a_config_error(tmp_path: Path) -> None:
-    """Other commands fail on the refused file with the ConfigError text, no traceback."""
+def test_list_serves_the_valid_tool_beside_an_alias_bomb(tmp_path: Path) -> None:
+    """`list --config` lists the valid tool and names the skipped bomb tool on stderr."""
     path = tmp_path / "bomb.yaml"
     path.write_text(BOMB_IN_MOCK)
+    done = run("list", "--config", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert [row["name"] for row in json.loads(done.stdout)] == ["good"]
+    assert f"{path}: tool 'bomb' (definition #2)" in done.stderr
+    assert "(the limit per tool)" in done.stderr
+
+
+def test_list_refuses_a_file_wide_alias_bomb_with_a_config_error(tmp_path: Path) -> None:
+    """Aliases past the whole-file limit fail the command with the ConfigError text."""
+    path = tmp_path / "bomb.yaml"
+    path.write_text(BOMB_AT_TOP)
     done = run("list", "--config", str(path))
     assert done.returncode == 4
     assert "Traceback" not in done.stderr
-    assert f"{path}: the aliases (*name) expand to more than {MAX_ALIAS_NODES:,}" in done.stderr
+    assert f"{path}: the aliases (*name) expand to more than {MAX_FILE_ALIAS_NODES:,}" in (
+        done.stderr
+    )
 
 
 def test_each_skipped_definition_is_one_line_and_the_rest_load(tmp_path: Path) -> None:

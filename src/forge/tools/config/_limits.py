@@ -12,14 +12,24 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "Refused", "definition_problem", "parse_int"]
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_FILE_ALIAS_NODES",
+    "Refused",
+    "definition_problem",
+    "parse_int",
+]
 
 MAX_DEPTH = 100
 """How deeply a definition's values may nest (mappings and lists), counted from the file."""
 
 _FLOAT_MAX = int(sys.float_info.max)
 MAX_ALIAS_NODES = 100_000
-"""How many nodes a YAML file's aliases (``*name``) may expand to, in total."""
+"""How many nodes the YAML aliases (``*name``) of one tool definition may expand to."""
+
+MAX_FILE_ALIAS_NODES = 1_000_000
+"""How many nodes a YAML file's aliases may expand to, in total (refused definitions aside)."""
 
 
 @dataclass(frozen=True, slots=True)
