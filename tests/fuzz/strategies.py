@@ -200,6 +200,30 @@ def parameter_schemas(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
+CONFIG_NUMBERS = st.one_of(
+    st.sampled_from([10**400, -(10**400), 2**63, 1e308, -1, 0, True, 1.5, 31_536_001]),
+    st.integers(), st.floats(),
+)  # fmt: skip
+"""Numbers for a definition's limits: huge, infinite, NaN, negative, boolean, fractional."""
+
+
+def _tool_bomb(levels: int, width: int, where: str) -> str:
+    """A YAML file with one valid tool and one whose ``where`` is an alias tree."""
+    tree = [f"        l0: &b0 [{', '.join(['lol'] * width)}]"]
+    tree += [f"        l{i}: &b{i} [{', '.join([f'*b{i - 1}'] * width)}]" for i in range(1, levels)]
+    body = {
+        "mock": "  parameters: {type: object}\n  implementation:\n    type: mock\n"
+        "    mock_response:\n      x:\n",
+        "parameters": "  implementation: {type: mock, mock_response: 1}\n  parameters:\n"
+        "    type: object\n    $defs:\n      x:\n",
+    }[where]
+    return (
+        "tools:\n- name: good\n  description: d\n  parameters: {type: object}\n"
+        "  implementation: {type: mock, mock_response: 1}\n"
+        f"- name: bomb\n  description: d\n{body}" + "\n".join(tree) + "\n"
+    )
+
+
 @st.composite
 def config_texts(draw: st.DrawFn) -> tuple[str, str]:
     """(suffix, text) of a configuration file: valid, broken, aliased or hostile definitions."""
@@ -214,8 +238,12 @@ def config_texts(draw: st.DrawFn) -> tuple[str, str]:
                 {"type": st.sampled_from(["mock", "builtin", "internal", "http", "python"])},
                 optional={"mock_response": PAYLOADS, "handler": st.text(max_size=5),
                           "url": st.sampled_from(["http://127.0.0.1:9/x", "ftp://x", "{u}"]),
-                          "method": st.sampled_from(["GET", "POST", "BREW"])})),
+                          "method": st.sampled_from(["GET", "POST", "BREW"]),
+                          "timeout": CONFIG_NUMBERS, "max_response_bytes": CONFIG_NUMBERS})),
         }  # fmt: skip
+        if draw(st.booleans()):
+            key = draw(st.sampled_from(["timeout", "max_concurrency", "output_limit"]))
+            definition[key] = draw(CONFIG_NUMBERS)
         extra = draw(st.dictionaries(KEYS, SCALARS, max_size=2))
         definition.update(extra)
         definitions.append(definition)
@@ -243,6 +271,10 @@ def _yaml_oddities(draw: st.DrawFn, text: str) -> str:
         "tools:\n- !!python/object/apply:os.system ['echo hi']",
         "tools:\n- {name: x, <<: {description: d}}",
         text[: draw(st.integers(0, max(len(text) - 1, 0)))],
+        _tool_bomb(levels, width, draw(st.sampled_from(["mock", "parameters"]))),
+        "tools:\n- name: slow\n  description: d\n  parameters: {type: object}\n  implementation:"
+        f" {{type: http, url: 'https://a.example', timeout: {draw(CONFIG_NUMBERS)!r}, "
+        f"max_response_bytes: {draw(CONFIG_NUMBERS)!r}}}\n",
     ]))  # fmt: skip
 
 

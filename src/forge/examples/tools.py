@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from forge.tools.config import HandlerRegistry
 
 MAX_READ_BYTES = 1_000_000
+READ_TIMEOUT = 10.0
+"""Seconds a ``read-file`` call may take (a slow or stuck file system fails it)."""
 EXAMPLES_DIR_ENV = "FORGE_TOOLS_EXAMPLES_DIR"
 SAMPLE_FILES = Path(__file__).with_name("files")
 
@@ -106,7 +109,8 @@ def _inside(path: str) -> Path:
     display_name="Read File",
     annotations={"read_only": True},
     usage_notes="Paths are relative to the examples directory; paths outside it are refused",
-    limitations=["Cannot read files larger than 1 MB"],
+    limitations=["Cannot read files larger than 1 MB", "Reads regular files only"],
+    timeout=READ_TIMEOUT,
 )
 def read_file(
     path: Annotated[str, Field(description="Path to the file to read")],
@@ -114,9 +118,28 @@ def read_file(
 ) -> str:
     """Read the contents of a text file in the examples directory."""
     target = _inside(path)
-    if target.stat().st_size > MAX_READ_BYTES:
+    # Non-blocking open: a FIFO without a writer would otherwise block here forever.
+    fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(
+                f"{path} is not a regular file (a directory, FIFO, socket or device); "
+                "read-file reads regular files only"
+            )
+        data = _read_at_most(fd, MAX_READ_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_READ_BYTES:
         raise ValueError(f"{path} is larger than {MAX_READ_BYTES} bytes")
-    return target.read_text(encoding=encoding)
+    return data.decode(encoding)
+
+
+def _read_at_most(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0 and (chunk := os.read(fd, min(size, 1 << 16))):
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 @tool(name="list-directory", category="file-system", tags=["file", "list", "io"],

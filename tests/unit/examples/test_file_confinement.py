@@ -132,3 +132,37 @@ def test_the_variable_is_read_on_every_call(
     assert registry.execute("read-file", {"path": "secret.txt"}).output == SECRET
     assert not registry.execute("read-file", {"path": "notes.txt"}).success
     assert os.path.samefile(examples_dir(), tmp_path / "outside")
+
+
+def test_read_file_refuses_a_fifo_at_once(sandbox: Path) -> None:
+    """A FIFO with no writer is refused as not a regular file, instead of blocking forever."""
+    import threading
+
+    fifo = sandbox / "pipe"
+    os.mkfifo(fifo)
+    registry = example_registry()
+    results: list[ToolResult] = []
+    reader = threading.Thread(
+        target=lambda: results.append(registry.execute("read-file", {"path": "pipe"})),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(60)
+    if reader.is_alive():  # blocked in open(): let it go, then fail
+        with open(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK), "wb"):
+            pass
+        reader.join(60)
+        pytest.fail("read-file blocked on a FIFO")
+    [result] = results
+    assert not result.success
+    assert "not a regular file" in (result.error or "")
+
+
+def test_read_file_refuses_a_directory_and_has_a_timeout(sandbox: Path) -> None:
+    """A directory is not a regular file either; every read runs under the tool's timeout."""
+    from forge.examples.tools import READ_TIMEOUT
+
+    registry = example_registry()
+    result = registry.execute("read-file", {"path": "sub"})
+    assert "not a regular file" in (result.error or "")
+    assert registry.get("read-file").timeout == READ_TIMEOUT  # type: ignore[union-attr]

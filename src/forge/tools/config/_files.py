@@ -30,7 +30,9 @@ def read_definitions(path: Path) -> list[Any]:
     A file holds either a list of definitions or a mapping with a ``tools``
     list (TOML: ``[[tools]]`` tables). YAML is read with the safe loader, so
     tags such as ``!!python/object`` are refused, and with bounds
-    (`forge.tools.config._yaml`): aliases expanding past a limit fail the file.
+    (`forge.tools.config._yaml`): a definition whose aliases expand past the
+    per-tool limit is read as a refused stand-in (skipped by `load_tools`), and
+    aliases expanding past the whole-file limit fail the file.
 
     Raises:
         FileMissing: The file does not exist.

@@ -56,7 +56,11 @@ async def _call(
     try:
         method, url, headers, params, body = _request_parts(tool_name, spec, arguments, used)
     except LookupError as exc:
-        return ToolResult.fail(f"Tool {tool_name!r} is misconfigured: {exc}.")
+        return ToolResult.fail(
+            f"Tool {tool_name!r} is misconfigured: {exc}. The arguments cannot fix this; "
+            "do not retry it.",
+            retryable=False,
+        )
     except _BadArgument as exc:
         errors = [{"path": f, "kind": exc.kind, "message": exc.detail} for f in exc.fields]
         return ToolResult.fail(f"{exc}.", error_kind=ErrorKind.INVALID_ARGUMENTS, errors=errors)
@@ -84,7 +88,12 @@ async def _call(
             f"{spec.max_response_bytes} byte limit; ask for less data."
         )
     except _http_errors() as exc:
-        return ToolResult.fail(f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}")
+        return ToolResult.fail(
+            f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}. The server could not "
+            "be reached or broke off the exchange; retrying the same call later may help, "
+            "different arguments will not.",
+            retryable=True,
+        )
 
 
 def _http_errors() -> tuple[type[Exception], ...]:
@@ -239,7 +248,10 @@ async def _exchange(
                 origin = _origin(target)
                 target = target.join(location)
                 if target.scheme not in ("http", "https"):
-                    return ToolResult.fail(f"refused a redirect to a {target.scheme!r} URL")
+                    return ToolResult.fail(
+                        f"refused a redirect to a {target.scheme!r} URL; retrying will not help",
+                        retryable=False,
+                    )
                 if _origin(target) != origin:
                     headers = _without_credentials(spec, headers)
                     target = target.copy_with(userinfo=b"")
@@ -247,7 +259,11 @@ async def _exchange(
                     method, body = "GET", None
                 continue
             return _result(method, str(target), response)
-    return ToolResult.fail(f"{method} {_shown(url)} redirected more than {MAX_REDIRECTS} times")
+    return ToolResult.fail(
+        f"{method} {_shown(url)} redirected more than {MAX_REDIRECTS} times; "
+        "retrying will not help",
+        retryable=False,
+    )
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

@@ -8,16 +8,28 @@ finds it, and `load_tools` skips that one definition with the reason.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "Refused", "definition_problem", "parse_int"]
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_FILE_ALIAS_NODES",
+    "Refused",
+    "definition_problem",
+    "parse_int",
+]
 
 MAX_DEPTH = 100
 """How deeply a definition's values may nest (mappings and lists), counted from the file."""
 
+_FLOAT_MAX = int(sys.float_info.max)
 MAX_ALIAS_NODES = 100_000
-"""How many nodes a YAML file's aliases (``*name``) may expand to, in total."""
+"""How many nodes the YAML aliases (``*name``) of one tool definition may expand to."""
+
+MAX_FILE_ALIAS_NODES = 1_000_000
+"""How many nodes a YAML file's aliases may expand to, in total (refused definitions aside)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +61,11 @@ def definition_problem(definition: Any) -> str | None:
             return f"{value.reason} (at {_short(path)})"
         if isinstance(value, float) and not math.isfinite(value):
             return f"{value} is not a JSON number (at {_short(path)}); use a finite number"
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _FLOAT_MAX:
+            return (
+                f"an integer of {len(str(abs(value)))} digits is larger than a JSON number can "
+                f"hold (at {_short(path)}); use a number below 1e308"
+            )
         children: Any
         if isinstance(value, dict):
             children = value.items()

@@ -2,8 +2,12 @@
 
 PyYAML shares an aliased node instead of copying it, so a "billion laughs" file loads
 small and explodes later, in whatever walks it (a JSON check, a deep copy, schema
-validation). This loader counts the nodes every alias stands for while composing and
-refuses the file past `MAX_ALIAS_NODES`, before any of that runs.
+validation). This loader counts the nodes every alias stands for while composing.
+Each tool definition may expand to `MAX_ALIAS_NODES`: past it the definition is
+replaced by a small refused stand-in (its name kept), so that tool alone is skipped
+with the reason and composing goes on at the cost of the text. The definitions kept,
+and anything outside them, may expand to `MAX_FILE_ALIAS_NODES` in all; past that the
+file is refused.
 """
 
 from __future__ import annotations
@@ -13,15 +17,31 @@ from typing import Any, cast
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from forge.tools.config._limits import MAX_ALIAS_NODES, MAX_DEPTH, Refused, parse_int
+from forge.tools.config._limits import (
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    MAX_FILE_ALIAS_NODES,
+    Refused,
+    parse_int,
+)
 
 __all__ = ["AliasBomb", "load_yaml"]
 
 _REFUSED_TAG = "tag:forge-tools,2026:refused"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 class AliasBomb(Exception):
-    """A YAML file whose aliases expand past the limit or refer to themselves (internal)."""
+    """A YAML file whose aliases expand past the whole-file limit (internal)."""
+
+
+class _Definition:
+    """The alias budget of the tool definition being composed."""
+
+    def __init__(self) -> None:
+        self.expanded = 0
+        self.refused: str | None = None
+        self.key: str | None = None  # the top-level key the refusal happened under
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -30,8 +50,16 @@ class _BoundedLoader(yaml.SafeLoader):
         self._depth = 0
         self._expanded = 0
         self._sizes: dict[int, int] = {}
+        self._list_depth = 1  # where the definitions are: the root list, or root `tools`
+        self._definition: _Definition | None = None
+        self._key: str | None = None
+        self._dropped: list[Node] = []
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
+        if self._depth == self._list_depth + 1 and isinstance(parent, MappingNode):
+            self._key = str(index.value) if isinstance(index, ScalarNode) else None
+        if self._starts_definition(parent):
+            return self._compose_definition(parent, index)
         if self.check_event(yaml.AliasEvent):
             line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
             return self._count_alias(cast("Node", super().compose_node(parent, index)), line)
@@ -39,6 +67,9 @@ class _BoundedLoader(yaml.SafeLoader):
             yaml.SequenceStartEvent, yaml.MappingStartEvent
         ):
             return self._skip_deep()
+        if self._depth == 1 and isinstance(parent, MappingNode):
+            is_tools = isinstance(index, ScalarNode) and index.value == "tools"
+            self._list_depth = 2 if is_tools else -1
         self._depth += 1
         try:
             node = cast("Node", super().compose_node(parent, index))  # None only for no document
@@ -47,21 +78,60 @@ class _BoundedLoader(yaml.SafeLoader):
         self._sizes[id(node)] = 1 + sum(self._sizes.get(id(c), 1) for c in _children(node))
         return node
 
+    def _starts_definition(self, parent: Node | None) -> bool:
+        return (
+            self._definition is None
+            and self._depth == self._list_depth
+            and isinstance(parent, SequenceNode)
+        )
+
+    def _compose_definition(self, parent: Node | None, index: Any) -> Node:
+        """One tool definition, with its own alias budget; a refused one is replaced."""
+        budget = self._definition = _Definition()
+        try:
+            node = self.compose_node(parent, index)
+        finally:
+            self._definition = None
+        if budget.refused is None:
+            self._add_to_file(budget.expanded, node.start_mark.line + 1)
+            return node
+        self._dropped.append(node)  # kept alive: `_sizes` is keyed by id()
+        return _stand_in(node, budget)
+
+    def _add_to_file(self, size: int, line: int) -> None:
+        self._expanded += size
+        if self._expanded > MAX_FILE_ALIAS_NODES:
+            raise AliasBomb(
+                f"the aliases (*name) expand to more than {MAX_FILE_ALIAS_NODES:,} nodes in "
+                f"all by line {line} (the limit per file); the file was not loaded. Write the "
+                "values out, or alias smaller ones"
+            )
+
     def _count_alias(self, node: Node, line: int) -> Node:
+        budget = self._definition
         size = self._sizes.get(id(node))
         if size is None:
-            raise AliasBomb(
+            reason = (
                 f"the alias at line {line} refers to a node that contains it (a recursive "
                 "alias); write the value out instead"
             )
-        self._expanded += size
-        if self._expanded > MAX_ALIAS_NODES:
-            raise AliasBomb(
-                f"the aliases (*name) expand to more than {MAX_ALIAS_NODES:,} nodes by line "
-                f"{line} (the limit); the file was not loaded. Write the values out, or alias "
-                "smaller ones"
+        elif budget is not None and budget.expanded + size > MAX_ALIAS_NODES:
+            reason = (
+                f"the aliases (*name) in this definition expand to more than "
+                f"{MAX_ALIAS_NODES:,} nodes by line {line} (the limit per tool); write the "
+                "values out, or alias smaller ones"
             )
-        return node
+        elif budget is not None:
+            budget.expanded += size
+            return node
+        else:
+            self._add_to_file(size, line)
+            return node
+        if budget is None:
+            raise AliasBomb(reason)
+        if budget.refused is None:
+            budget.refused, budget.key = reason, self._key
+        return _refused_node(reason, node)
 
     def _skip_deep(self) -> Node:
         """Consume a subtree nested past `MAX_DEPTH` and stand a refused marker in for it."""
@@ -93,6 +163,24 @@ def _children(node: Node) -> list[Node]:
     return []
 
 
+def _refused_node(reason: str, at: Node) -> ScalarNode:
+    return ScalarNode(_REFUSED_TAG, reason, at.start_mark, at.end_mark)
+
+
+def _stand_in(node: Node, budget: _Definition) -> Node:
+    """A refused definition as its name (if it has a plain one) and the reason."""
+    reason = _refused_node(budget.refused or "", node)
+    if not isinstance(node, MappingNode):
+        return reason
+    pairs: list[tuple[Node, Node]] = [
+        pair
+        for pair in node.value
+        if isinstance(pair[0], ScalarNode) and pair[0].value == "name" and pair[1].tag == _STR_TAG
+    ][:1]
+    where = ScalarNode(_STR_TAG, budget.key or "aliases", node.start_mark, node.end_mark)
+    return MappingNode(node.tag, [*pairs, (where, reason)], node.start_mark, node.end_mark)
+
+
 def _refused(loader: yaml.SafeLoader, node: Node) -> Refused:
     return Refused(str(node.value))
 
@@ -113,7 +201,8 @@ def load_yaml(text: str) -> Any:
     """Parse one YAML document with the safe loader and the bounds above.
 
     Raises:
-        AliasBomb: The aliases expand past `MAX_ALIAS_NODES` or are recursive.
+        AliasBomb: The aliases expand past `MAX_FILE_ALIAS_NODES` (those of refused
+            definitions aside), or one outside any definition is recursive.
         yaml.YAMLError: The text is not YAML.
     """
     loader = _BoundedLoader(text)

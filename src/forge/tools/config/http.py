@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError
+from forge.tools.values._seconds import shown_number, timeout_problem
 
 __all__ = ["HttpSpec", "is_credential_header", "parse_http_spec"]
 
@@ -149,10 +150,8 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
     body = None if whole else check(_mapping, name, "body", impl.get("body"), properties)
     header_params = check(_mapping, name, "header_params", impl.get("header_params"), properties)
     cookie_params = check(_mapping, name, "cookie_params", impl.get("cookie_params"), properties)
-    timeout = check(_positive, name, "timeout", impl.get("timeout", DEFAULT_TIMEOUT))
-    max_bytes = check(
-        _positive, name, "max_response_bytes", impl.get("max_response_bytes", DEFAULT_MAX_BYTES)
-    )
+    timeout = check(_seconds, name, impl.get("timeout", DEFAULT_TIMEOUT))
+    max_bytes = check(_byte_count, name, impl.get("max_response_bytes", DEFAULT_MAX_BYTES))
     if problems:
         raise ToolDefinitionError(name, "; ".join(problems))
     mapped = (
@@ -170,7 +169,7 @@ def parse_http_spec(name: str, impl: Mapping[str, Any], schema: Mapping[str, Any
             query, body = rest, None
     return HttpSpec(
         method=method, url=impl["url"], headers=headers, path_params=path_params,
-        query=query or (), body=body, timeout=timeout, max_response_bytes=int(max_bytes),
+        query=query or (), body=body, timeout=timeout, max_response_bytes=max_bytes,
         header_params=header_params or (), cookie_params=cookie_params or (),
         body_param=body_param,
     )  # fmt: skip
@@ -252,7 +251,18 @@ def _body_param(name: str, value: Any, properties: set[str]) -> str | None:
     return value
 
 
-def _positive(name: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ToolDefinitionError(name, f"http '{key}' must be a positive number, got {value!r}")
+def _seconds(name: str, value: Any) -> float:
+    wrong = timeout_problem(value)
+    if wrong is not None:
+        raise ToolDefinitionError(name, f"http 'timeout' {wrong}")
     return float(value)
+
+
+def _byte_count(name: str, value: Any) -> int:
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or value < 1:
+        raise ToolDefinitionError(
+            name, "http 'max_response_bytes' must be a whole number of bytes, at least 1, "
+            f"got {shown_number(value)}",
+        )  # fmt: skip
+    return int(value)

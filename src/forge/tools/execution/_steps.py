@@ -74,7 +74,7 @@ def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
     if outcome[0] == "error":
         _, type_name, message, trace = outcome
         return failures.exception_failure(tool.name, type_name, message, trace, tool.error_details)
-    return failures.exception_failure(tool.name, "ProcessError", outcome[1], None, "message")
+    return failures.crashed(tool.name, outcome[1])
 
 
 def _coerce_call(item: Any) -> ToolCall | ToolResult:

@@ -31,6 +31,7 @@ __all__ = [
     "bad_content",
     "bad_output",
     "cancelled",
+    "crashed",
     "denied",
     "dry_run",
     "invalid_arguments",
@@ -207,13 +208,69 @@ def exception_failure(
     traceback: str | None,
     details: ErrorDetails,
 ) -> ToolResult:
-    """A handler failure described by its parts (also used for process-isolated tools)."""
-    text = f"Tool {name!r} failed with {type_name}. Retrying with different arguments may help."
+    """A handler failure described by its parts (also used for process-isolated tools).
+
+    The advice follows the exception's kind: a service that could not be reached is
+    worth retrying later, a resource exhausted needs a smaller request, anything else
+    may be the arguments' fault.
+    """
+    advice, retryable = _advice(type_name)
+    text = f"Tool {name!r} failed with {type_name}. {advice}"
     if details != "type" and message:
         text += f" Error: {message}"
     if details == "traceback" and traceback:
         text += f"\n{traceback}"
-    return _fail(text, ErrorKind.TOOL_ERROR, True, exception_type=type_name).for_call(None, name)
+    return _fail(text, ErrorKind.TOOL_ERROR, retryable, exception_type=type_name).for_call(
+        None, name
+    )
+
+
+# Exception names (builtin, socket, httpx, requests, aiohttp) that mean a service is unreachable.
+_UNREACHABLE = frozenset(
+    {
+        "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+        "ConnectionAbortedError", "BrokenPipeError", "TimeoutError", "gaierror", "herror",
+        "URLError", "ConnectError", "ConnectTimeout", "ReadTimeout", "WriteTimeout",
+        "PoolTimeout", "ReadError", "WriteError", "RemoteProtocolError", "NetworkError",
+        "ClientConnectorError", "ServerDisconnectedError", "IncompleteRead",
+    }
+)  # fmt: skip
+_EXHAUSTED = frozenset({"MemoryError", "RecursionError", "OverflowError"})
+
+
+def _advice(type_name: str) -> tuple[str, bool]:
+    if type_name in _UNREACHABLE:
+        return (
+            "A service the tool needs could not be reached or stopped answering; retrying "
+            "the same call later may help, different arguments will not.",
+            True,
+        )
+    if type_name in _EXHAUSTED:
+        return "The request was too large for the tool; retry with a smaller one.", True
+    return "Retrying with different arguments may help.", True
+
+
+def crashed(
+    name: str, why: str, *, type_name: str = "ProcessError", smaller: bool = False
+) -> ToolResult:
+    """The worker running the call died (its process exited, was killed, or its node left).
+
+    ``type_name`` names what reported it; ``smaller``: it was killed for running out
+    of memory, so a smaller request may pass.
+    """
+    advice = (
+        "A smaller request may succeed."
+        if smaller
+        else "The arguments did not cause this; do not retry with different ones. Retrying "
+        "the same call may fail the same way."
+    )
+    return _fail(
+        f"Tool {name!r} stopped without a result: {why}. {advice}",
+        ErrorKind.TOOL_ERROR,
+        smaller,
+        exception_type=type_name,
+        crashed=True,
+    ).for_call(None, name)
 
 
 def _traceback(exc: BaseException) -> str:

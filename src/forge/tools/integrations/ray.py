@@ -350,9 +350,10 @@ def _lost(tool: Tool, exc: BaseException, ray: Any) -> ToolResult:
         why = "Ray killed its worker because the node ran out of memory"
     else:
         why = f"Ray could not finish it ({type(exc).__name__})"
-    return failures.exception_failure(
-        tool.name, type(exc).__name__, failures.limit(f"{why}. {detail}".strip(), 400), None,
-        "message",
+    out_of_memory = isinstance(exc, errors.OutOfMemoryError)
+    return failures.crashed(
+        tool.name, failures.limit(f"{why} ({detail})" if detail else why, 400),
+        type_name=type(exc).__name__, smaller=out_of_memory,
     )  # fmt: skip
 
 

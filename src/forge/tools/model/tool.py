@@ -14,6 +14,7 @@ from forge.tools.model.options import ErrorDetails, Placement, tool_fields
 from forge.tools.schema._names import check_name
 from forge.tools.schema._param_table import analyse
 from forge.tools.values._readonly import freeze
+from forge.tools.values._seconds import timeout_problem
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
 from forge.tools.values.output_limit import OutputLimit
@@ -85,13 +86,9 @@ class Tool:
         check_name(self.name)
         if not isinstance(self.description, str):
             raise ToolDefinitionError(self.name, "the description must be a string")
-        if self.timeout is not None and (
-            isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float)
-            or self.timeout <= 0
-        ):  # fmt: skip
-            raise ToolDefinitionError(
-                self.name, f"timeout must be a positive number of seconds, got {self.timeout!r}"
-            )
+        wrong = None if self.timeout is None else timeout_problem(self.timeout)
+        if wrong is not None:
+            raise ToolDefinitionError(self.name, f"timeout {wrong}")
         _check_execution_options(self)
         _check_output_option(self)
         plain = (

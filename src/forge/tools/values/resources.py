@@ -10,10 +10,13 @@ Ray's own names, so a mapping reads like ``@ray.remote``'s arguments::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
+
+from forge.tools.values._seconds import shown_number
 
 __all__ = ["ToolResources"]
 
@@ -111,5 +114,9 @@ def _check_amount(name: str, amount: Any) -> None:
         return
     if isinstance(amount, bool) or not isinstance(amount, int | float):
         raise TypeError(f"{name} must be a number, got {amount!r}")
-    if not amount >= 0:
-        raise ValueError(f"{name} must be zero or more, got {amount!r}")
+    try:
+        finite = math.isfinite(float(amount))
+    except OverflowError:
+        finite = False
+    if not (finite and amount >= 0):
+        raise ValueError(f"{name} must be zero or more and finite, got {shown_number(amount)}")

@@ -1,7 +1,8 @@
 """Hostile configuration files: alias bombs, deep nesting, huge numbers (issue 18).
 
-Each bad definition is skipped with its reason and the others load; a file whose
-YAML aliases would expand past the limit is refused whole, at once.
+Each bad definition is skipped with its reason and the others load; so is a tool whose
+YAML aliases would expand past the per-tool limit. A file whose aliases would expand
+past the whole-file limit (refused tools aside) is refused whole, at once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 from forge.core.errors import ConfigError, ConfigWarning
 from forge.tools.config import load_tools
-from forge.tools.config._limits import MAX_ALIAS_NODES, MAX_DEPTH
+from forge.tools.config._limits import MAX_ALIAS_NODES, MAX_DEPTH, MAX_FILE_ALIAS_NODES
 
 GOOD = """\
 - name: good
@@ -62,27 +63,91 @@ def write(tmp_path: Path, text: str, name: str = "tools.yaml") -> Path:
     return path
 
 
+PER_TOOL = f"more than {MAX_ALIAS_NODES:,} nodes by line"
+PER_FILE = f"more than {MAX_FILE_ALIAS_NODES:,} nodes in all"
+
+
 @pytest.mark.parametrize(
-    "text", [BOMB_IN_MOCK, BOMB_IN_PARAMETERS, BOMB_AT_TOP], ids=["mock", "parameters", "top"]
+    ("text", "limit"),
+    [(BOMB_IN_MOCK, PER_TOOL), (BOMB_IN_PARAMETERS, PER_TOOL), (BOMB_AT_TOP, PER_FILE)],
+    ids=["mock", "parameters", "top"],
 )
-def test_alias_bomb_is_refused_naming_the_file_and_the_limit(tmp_path: Path, text: str) -> None:
-    """A billion-laughs file fails with a ConfigError naming the file and the limit."""
+def test_alias_bomb_is_refused_naming_the_file_and_the_limit(
+    tmp_path: Path, text: str, limit: str
+) -> None:
+    """A billion-laughs file fails strict loading with a ConfigError naming the file and limit."""
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as caught:
         load_tools(path, strict=True)
     message = str(caught.value)
     assert str(path) in message
-    assert f"more than {MAX_ALIAS_NODES:,} nodes" in message
-    assert "the limit" in message
+    assert limit in message
+    assert "(the limit per" in message
 
 
-def test_alias_bomb_lenient_is_one_unreadable_issue(tmp_path: Path) -> None:
-    """Lenient loading reports the refused file in its one warning, nothing else fails."""
-    path = write(tmp_path, BOMB_IN_MOCK)
-    with pytest.warns(ConfigWarning, match="expand to more than"):
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [(BOMB_IN_MOCK, "implementation"), (BOMB_IN_PARAMETERS, "parameters")],
+    ids=["mock", "parameters"],
+)
+def test_an_alias_bomb_in_one_tool_skips_only_that_tool(
+    tmp_path: Path, text: str, where: str
+) -> None:
+    """The bomb tool is skipped with its reason, the valid one loads, in bounded memory."""
+    import tracemalloc
+
+    path = write(tmp_path, text)
+    tracemalloc.start()
+    try:
+        with pytest.warns(ConfigWarning, match="limit per tool"):
+            report = load_tools(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [t.name for t in report.tools] == ["good"]
+    [issue] = report.issues
+    assert (issue.kind, issue.tool, issue.index) == ("invalid", "bomb", 2)
+    assert PER_TOOL in issue.message
+    assert f"(at {where})" in issue.message
+    assert peak < 64 * 2**20, f"loading took {peak:,} bytes"
+
+
+def test_alias_bomb_outside_the_tools_is_one_unreadable_issue(tmp_path: Path) -> None:
+    """Aliases outside any definition count against the file: it is reported, nothing raises."""
+    path = write(tmp_path, BOMB_AT_TOP)
+    with pytest.warns(ConfigWarning, match="limit per file"):
         report = load_tools(path)
     assert [issue.kind for issue in report.issues] == ["unreadable"]
     assert report.tools == ()
+
+
+def shared(name: str, alias: str, copies: int) -> str:
+    """A mock definition whose response is ``copies`` aliases to ``alias``."""
+    return bad(name, mock="[" + ", ".join([f"*{alias}"] * copies) + "]")
+
+
+def test_tools_each_under_the_tool_limit_still_meet_the_file_limit(tmp_path: Path) -> None:
+    """Many tools that each stay under the per-tool limit cannot add up past the file limit."""
+    anchor = "- name: base\n  description: d\n  parameters: {type: object}\n" + (
+        "  implementation: {type: mock, mock_response: &big [" + ", ".join(["x"] * 999) + "]}\n"
+    )
+    per_tool = MAX_ALIAS_NODES // 1000 - 1  # aliases of 1,000 nodes each, just under the limit
+    tools = "".join(
+        shared(f"t{i}", "big", per_tool) for i in range(MAX_FILE_ALIAS_NODES // MAX_ALIAS_NODES + 2)
+    )
+    with pytest.warns(ConfigWarning, match="limit per file"):
+        report = load_tools(write(tmp_path, GOOD + anchor + tools))
+    assert [issue.kind for issue in report.issues] == ["unreadable"]
+
+
+def test_an_anchor_of_a_refused_tool_counts_again_where_it_is_reused(tmp_path: Path) -> None:
+    """A later tool aliasing a bomb's anchor is refused too; a definition that is an alias too."""
+    text = BOMB_IN_MOCK + shared("reuser", "a8", 2) + "- *a9\n" + GOOD.replace("good", "last")
+    with pytest.warns(ConfigWarning):
+        report = load_tools(write(tmp_path, text))
+    assert [t.name for t in report.tools] == ["good", "last"]
+    assert [(i.index, i.tool) for i in report.issues] == [(2, "bomb"), (3, "reuser"), (4, None)]
+    assert all(PER_TOOL in issue.message for issue in report.issues)
 
 
 def test_a_recursive_alias_is_refused(tmp_path: Path) -> None:
@@ -90,6 +155,15 @@ def test_a_recursive_alias_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, bad("loop", "&p {type: object, properties: {a: *p}}"))
     with pytest.raises(ConfigError, match="recursive alias"):
         load_tools(path, strict=True)
+
+
+def test_a_recursive_alias_skips_only_its_tool(tmp_path: Path) -> None:
+    """Lenient loading skips the tool with the recursive alias and loads the others."""
+    path = write(tmp_path, GOOD + bad("loop", "&p {type: object, properties: {a: *p}}"))
+    with pytest.warns(ConfigWarning, match="recursive alias"):
+        report = load_tools(path)
+    assert [t.name for t in report.tools] == ["good"]
+    assert [issue.tool for issue in report.issues] == ["loop"]
 
 
 def test_ordinary_aliases_still_load(tmp_path: Path) -> None:

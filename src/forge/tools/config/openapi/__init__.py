@@ -244,8 +244,13 @@ class _Built:
         return name
 
     def _build(self, definition: dict[str, Any]) -> Tool:
+        from forge.tools.config._limits import definition_problem
         from forge.tools.config.definition import build_tool
         from forge.tools.config.handlers import HandlerRegistry
+
+        problem = definition_problem(definition)  # what `load_tools` would refuse in the file
+        if problem is not None:
+            raise ToolDefinitionError(definition["name"], problem)
 
         return build_tool(
             definition, builtins=HandlerRegistry("builtin"), internal=HandlerRegistry("internal"),
