@@ -60,7 +60,7 @@ def forbidden(command: str) -> str:
     return command
 
 
-@tool(category="utility")
+@tool(category="utility", annotations={"readOnlyHint": True})
 def explode() -> str:
     """Always fails."""
     raise RuntimeError("the tool broke on purpose")
