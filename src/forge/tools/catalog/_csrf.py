@@ -55,7 +55,9 @@ class CsrfTokens:
 
     def valid(self, given: str | None, session: str | None) -> bool:
         """Whether ``given`` is the token of ``session`` (constant time)."""
-        return given is not None and hmac.compare_digest(given.encode(), self.issue(session).encode())
+        return given is not None and hmac.compare_digest(
+            given.encode(), self.issue(session).encode()
+        )
 
 
 class SameOriginWrites:
@@ -134,9 +136,11 @@ def _origin(value: str) -> tuple[str, str, int] | None:
         scheme, host, port = parts.scheme.lower(), parts.hostname, parts.port
     except ValueError:
         return None
-    if scheme not in _DEFAULT_PORTS or not host or parts.path or parts.query:
+    if scheme not in _DEFAULT_PORTS or not host or "@" in parts.netloc:
         return None
-    return scheme, host.rstrip("."), port if port is not None else _DEFAULT_PORTS[scheme]
+    if parts.path or parts.query or parts.fragment:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
 
 
 def _own_origin(scheme: str, host: str | None) -> tuple[str, str, int] | None:

@@ -52,7 +52,9 @@ def test_a_run_returns_the_output_and_what_the_model_sees(catalog: Catalog) -> N
 
 def test_failures_are_results(catalog: Catalog) -> None:
     """A denied call and a tool that raises both come back with their kind."""
-    denied = asyncio.run(catalog.run("forbidden", {"arguments": {"command": "ls"}, "confirm": True}))
+    denied = asyncio.run(
+        catalog.run("forbidden", {"arguments": {"command": "ls"}, "confirm": True})
+    )
     assert (denied["ok"], denied["error_kind"]) == (False, "denied")
     assert "Permission denied" in denied["model_message"]
     broke = asyncio.run(catalog.run("explode", {"arguments": {}}))

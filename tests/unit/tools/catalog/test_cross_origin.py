@@ -24,6 +24,7 @@ WIPE = b'{"arguments": {"table": "t"}, "confirm": true}'
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+ACCEPT = {"accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
@@ -174,8 +175,7 @@ def test_event_streams_never_starve_mcp() -> None:
             for n in (2, 3, 4):
                 _open_streams(client(f"127.0.0.{n}"), stack, 4)
             for address in ("127.0.0.1", "127.0.0.5"):
-                mcp = client(address).post("/mcp", json=INITIALIZE,
-                                           headers={"accept": "application/json, text/event-stream"})  # fmt: skip
+                mcp = client(address).post("/mcp", json=INITIALIZE, headers=ACCEPT)
                 assert mcp.status_code == 200, address
                 assert client(address).get("/api/tools").status_code == 200
             assert _open_streams(client("127.0.0.6"), stack, 1) == [429]  # 8 open in all
