@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from forge.core.auth import bearer_matches
-from forge.tools.catalog._auth import Sessions, cookie_value
+from forge.tools.catalog._auth import cookie_value
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -65,17 +65,14 @@ class SameOriginWrites:
 
     Args:
         app: The catalog's routes.
-        token: The server's bearer token, if it has one (then sessions are signed in).
-        sessions: The signed-in browsers, whose cookie names the CSRF token's session.
+        token: The server's bearer token, if it has one (then browsers sign in, and a CSRF
+            token belongs to the session its cookie names).
         tokens: Issues and checks the CSRF tokens.
     """
 
-    def __init__(
-        self, app: ASGIApp, *, token: str | None, sessions: Sessions, tokens: CsrfTokens
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, token: str | None, tokens: CsrfTokens) -> None:
         self.app = app
         self._token = token.encode() if token else None
-        self._sessions = sessions
         self._tokens = tokens
 
     def session(self, headers: Iterable[tuple[bytes, bytes]]) -> str | None:

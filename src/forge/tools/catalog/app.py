@@ -125,7 +125,7 @@ def catalog_app(
             Route("/api/{rest:path}", api.unknown),
         ]
     )
-    writes = SameOriginWrites(router, token=token, sessions=sessions, tokens=tokens)
+    writes = SameOriginWrites(router, token=token, tokens=tokens)
     app: ASGIApp = writes
     if token:
         app = _RequireToken(app, token, sessions)

@@ -204,7 +204,9 @@ class StreamBudget:
         overall: The most streams open in all.
     """
 
-    def __init__(self, *, per_client: int = MAX_STREAMS_PER_CLIENT, overall: int = MAX_STREAMS):
+    def __init__(
+        self, *, per_client: int = MAX_STREAMS_PER_CLIENT, overall: int = MAX_STREAMS
+    ) -> None:
         self.per_client = per_client
         self.overall = overall
         self._open: dict[str, int] = {}
