@@ -96,7 +96,7 @@ def erase_notes(prefix: str) -> str:
     return f"erased the notes starting with {prefix!r}"
 
 
-@tool(category="utility", tags=["debug"])
+@tool(category="utility", tags=["debug"], annotations={"read_only": True})
 def echo_arguments(
     labels: list[str],
     limits: dict[str, int] | int,

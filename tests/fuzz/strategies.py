@@ -314,3 +314,95 @@ def gateway_layouts(draw: st.DrawFn) -> dict[str, Any]:
         document["forge"] = {"search_only": True}
     separator = draw(st.none() | st.sampled_from(["__", "_", "-", "x", "__x", ""]))
     return {"document": document, "separator": separator, "tools": tools}
+CATALOG_OWN = "http://127.0.0.1"
+"""The origin the fuzzed catalog is reached at (``catalog_requests``)."""
+
+
+@st.composite
+def catalog_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A state-changing request to the web catalog from anywhere: any method, path, Origin,
+    Sec-Fetch-Site, Content-Type and body, with or without the CSRF or bearer token.
+
+    ``csrf`` and ``bearer`` say whether to send the real token (``True``), a wrong one
+    (``"wrong"``) or none (``None``); the target fills the real values in.
+    """
+    origins = st.sampled_from(
+        [
+            CATALOG_OWN,
+            "http://127.0.0.1:80",
+            "http://127.0.0.1:8766",
+            "http://localhost",
+            "http://localhost:8766",
+            "https://127.0.0.1",
+            "null",
+            "http://[::1]",
+            "http://127.0.0.1.",
+            "http://x@127.0.0.1",
+            "http://127.0.0.1:99999",
+            "",
+            "file://",
+        ]
+    ) | st.text(max_size=12)
+    types = st.sampled_from(
+        [
+            "application/json",
+            "application/json; charset=utf-8",
+            "APPLICATION/JSON",
+            "text/plain",
+            "text/plain;charset=UTF-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; b=x",
+            "application/json-patch+json",
+            "application/jsonx",
+            "",
+        ]
+    )
+    body = st.one_of(
+        PAYLOADS.map(lambda v: dumps({"arguments": {"prefix": "p"}, "confirm": True, "x": v})),
+        st.just(dumps({"arguments": {"prefix": "p"}, "confirm": True})),
+        PAYLOADS.map(dumps),
+        NASTY_STRINGS,
+        st.text(max_size=20),
+        st.builds(
+            lambda n: '{"arguments": {"prefix": ' + "[" * n + "]" * n + '}, "confirm": true}',
+            st.sampled_from([300, 5_000, 100_000]),
+        ),
+        st.just('{"arguments": {"prefix": ' + "7" * 5_000 + '}, "confirm": true}'),
+    ).map(lambda text: text.encode("utf-8", "surrogatepass")) | st.binary(max_size=12)
+    if draw(st.booleans()):  # the catalog's own run, with one or two things changed
+        request = {
+            "method": "POST",
+            "path": "/api/tools/wipe/run",
+            "origin": CATALOG_OWN,
+            "site": "same-origin",
+            "type": "application/json",
+            "csrf": True,
+            "bearer": None,
+            "body": b'{"arguments": {"prefix": "p"}, "confirm": true}',
+        }
+        changed = {
+            "method": st.sampled_from(["PUT", "DELETE", "PATCH"]),
+            "origin": origins,
+            "site": st.sampled_from(["same-site", "cross-site", "none", ""]),
+            "type": types,
+            "csrf": st.sampled_from([None, "wrong"]),
+            "bearer": st.sampled_from([True, "wrong"]),
+            "body": body,
+            "path": st.just("/api/tools/plain/run"),
+        }
+        for key in draw(st.lists(st.sampled_from(sorted(changed)), max_size=2, unique=True)):
+            request[key] = draw(changed[key])
+        return request
+    return {
+        "method": draw(st.sampled_from(["POST", "POST", "POST", "PUT", "DELETE", "PATCH"])),
+        "path": draw(st.sampled_from(["/api/tools/wipe/run", "/api/tools/plain/run",
+                                      "/api/tools/wipe/validate", "/login", "/api/nothing",
+                                      "/api/tools/nope/run", "/api/session", "/"])),
+        "origin": draw(st.none() | origins),
+        "site": draw(st.none() | st.sampled_from(["same-origin", "same-site", "cross-site",
+                                                  "none", "SAME-ORIGIN", ""])),
+        "type": draw(st.none() | types),
+        "csrf": draw(st.sampled_from([None, True, "wrong"])),
+        "bearer": draw(st.sampled_from([None, True, "wrong"])),
+        "body": draw(body),
+    }  # fmt: skip

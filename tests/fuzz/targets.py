@@ -33,8 +33,10 @@ from forge.tools import (
 from forge.tools.config import load_tools
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
 from tests.fuzz.strategies import (
+    CATALOG_OWN,
     PAYLOADS,
     argument_texts,
+    catalog_requests,
     chunks,
     config_texts,
     gateway_layouts,
@@ -189,6 +191,90 @@ def check_gateway_names(layout: dict[str, Any]) -> None:
                 served[name] = server.name
     finally:
         gateway.close()
+CATALOG_TOKEN = "fuzz-catalog-token-0123456789"
+_CATALOGS: dict[bool, tuple[Any, list[str], dict[str, str]]] = {}
+
+
+def _fuzzed_catalog(with_token: bool) -> tuple[Any, list[str], dict[str, str]]:
+    """A catalog app (with or without a token), the runs its tools made, and what a signed-in
+    page of it holds: its cookie and CSRF token."""
+    if with_token in _CATALOGS:
+        return _CATALOGS[with_token]
+    import asyncio
+
+    import httpx
+
+    from forge.tools import tool
+    from forge.tools.catalog import Catalog
+    from forge.tools.catalog.app import catalog_app
+
+    ran: list[str] = []
+
+    @tool(annotations={"destructiveHint": True})
+    def wipe(prefix: str) -> str:
+        """Destructive."""
+        ran.append("wipe")
+        return prefix
+
+    @tool
+    def plain(prefix: str) -> str:
+        """No hints, so destructive as MCP reads it."""
+        ran.append("plain")
+        return prefix
+
+    app = catalog_app(Catalog(ToolRegistry([wipe, plain])),
+                      token=CATALOG_TOKEN if with_token else None)  # fmt: skip
+
+    async def sign_in() -> dict[str, str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=CATALOG_OWN) as client:
+            if with_token:
+                await client.post("/login", data={"token": CATALOG_TOKEN})
+            held = dict(client.cookies)
+            held["csrf"] = (await client.get("/api/session")).json()["csrf"]
+            return held
+
+    _CATALOGS[with_token] = (app, ran, asyncio.run(sign_in()))
+    return _CATALOGS[with_token]
+
+
+def check_catalog_request(request: dict[str, Any]) -> None:
+    """No request runs a tool unless it came from the catalog's page or holds the bearer token
+    (own or no Origin, a JSON body, the CSRF token); none gets a 5xx."""
+    import asyncio
+
+    import httpx
+
+    for with_token in (False, True):
+        app, ran, held = _fuzzed_catalog(with_token)
+        headers = {"origin": request["origin"], "sec-fetch-site": request["site"],
+                   "content-type": request["type"]}  # fmt: skip
+        if request["csrf"] is not None:
+            headers["x-forge-csrf"] = held["csrf"] if request["csrf"] is True else "wrong"
+        if request["bearer"] is not None:
+            token = CATALOG_TOKEN if request["bearer"] is True else "wrong-token-0000000000"
+            headers["authorization"] = f"Bearer {token}"
+        sent = {k: v.encode("latin-1", "replace") for k, v in headers.items() if v is not None}
+        cookies = {k: v for k, v in held.items() if k != "csrf"}
+
+        async def send(sent: dict[str, bytes] = sent, cookies: dict[str, str] = cookies) -> Any:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url=CATALOG_OWN,
+                                         cookies=cookies) as client:  # fmt: skip
+                return await client.request(request["method"], request["path"],
+                                            content=request["body"], headers=sent)  # fmt: skip
+
+        before = len(ran)
+        response = asyncio.run(send())
+        assert response.status_code < 500, (response.status_code, response.text[:300])
+        if len(ran) == before:
+            continue
+        media = (request["type"] or "").partition(";")[0].strip().lower()
+        bearer = with_token and request["bearer"] is True
+        assert request["origin"] in (None, CATALOG_OWN, CATALOG_OWN + ":80"), request
+        assert request["site"] in (None, "same-origin", "SAME-ORIGIN", "none"), request
+        assert media == "application/json", request
+        assert bearer or request["csrf"] is True, request
 
 
 def _targets() -> dict[str, Target]:
@@ -215,6 +301,8 @@ def _targets() -> dict[str, Target]:
                "every provider export, plain and strict, against the SDK types"),
         Target("gateway-names", gateway_layouts(), check_gateway_names,
                "gateway prefixes and upstream tool names: one owner per exposed name"),
+        Target("catalog-origins", catalog_requests(), check_catalog_request,
+               "catalog writes from any origin, with any type and body: none runs untokened"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

@@ -5,6 +5,7 @@ Routes (the contract the front end is written against):
 =======================================  ===============================================
 ``GET /``, ``GET /static/<file>``         the single-page app, from the package data
 ``POST /login``                           form field ``token`` -> the ``forge_catalog`` cookie
+``GET /api/session``                      ``{"csrf"}``: the token state-changing requests send
 ``GET /api/tools?q=&category=&tag=``      the tool list (`Catalog.tools`)
 ``GET /api/tools/{name}``                 one tool's page (`Catalog.tool`)
 ``POST /api/tools/{name}/validate``       ``{"arguments"}`` checked only
@@ -14,13 +15,17 @@ Routes (the contract the front end is written against):
 =======================================  ===============================================
 
 Every response carries a strict ``Content-Security-Policy`` (``default-src 'self'``, no
-inline script). With a token, everything but ``POST /login`` needs it (`_auth`).
+inline script). With a token, everything but ``POST /login`` needs it (`_auth`). A request
+that changes something must come from the catalog's own page (`_csrf`): its own origin, a
+JSON body and the CSRF token (or the bearer token). Each client address may hold only a
+few event streams open, and the server only a few more in all (`StreamBudget`).
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
@@ -33,9 +38,17 @@ from forge.core.auth import bearer_matches
 from forge.core.errors import ToolNotFoundError
 from forge.core.logging import get_logger
 from forge.tools.catalog._auth import COOKIE, Sessions, cookie_value, login_page
+from forge.tools.catalog._csrf import CsrfTokens, SameOriginWrites
 from forge.tools.catalog._static import load_assets
 from forge.tools.catalog.errors import BadRequestError, ConfirmationRequiredError
-from forge.tools.catalog.events import HEARTBEAT_SECONDS, METRICS_SECONDS, event_stream
+from forge.tools.catalog.events import (
+    HEARTBEAT_SECONDS,
+    MAX_STREAMS,
+    MAX_STREAMS_PER_CLIENT,
+    METRICS_SECONDS,
+    StreamBudget,
+    event_stream,
+)
 from forge.tools.catalog.service import Catalog
 
 if TYPE_CHECKING:
@@ -53,6 +66,8 @@ CONTENT_SECURITY_POLICY = (
 )
 MAX_BODY_BYTES = 1024 * 1024
 """The largest request body read (a form's arguments, a login)."""
+STREAM_RETRY_SECONDS = 30
+"""What a client refused an event stream is told to wait (``Retry-After``)."""
 _HEADERS = [
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
@@ -69,14 +84,19 @@ def catalog_app(
     token: str | None = None,
     heartbeat: float = HEARTBEAT_SECONDS,
     metrics_every: float = METRICS_SECONDS,
+    max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
+    max_streams: int = MAX_STREAMS,
 ) -> ASGIApp:
     """The catalog's ASGI app; with ``token``, requests need it (header or login cookie).
 
-    ``heartbeat`` and ``metrics_every`` are the event stream's intervals, in seconds.
+    ``heartbeat`` and ``metrics_every`` are the event stream's intervals, in seconds;
+    ``max_streams_per_client`` and ``max_streams`` cap the open event streams.
     """
     sessions = Sessions()
     assets = load_assets()
-    api = _Api(catalog, heartbeat, metrics_every)
+    streams = StreamBudget(per_client=max_streams_per_client, overall=max_streams)
+    api = _Api(catalog, heartbeat, metrics_every, streams)
+    tokens = CsrfTokens()
 
     async def index(request: Request) -> Response:
         return _asset(assets, "index.html")
@@ -87,11 +107,15 @@ def catalog_app(
     async def login(request: Request) -> Response:
         return await _login(request, token, sessions)
 
+    async def session(request: Request) -> Response:
+        return _json({"csrf": tokens.issue(writes.session(request.headers.raw))})
+
     router = Router(
         routes=[
             Route("/", index, methods=["GET"]),
             Route("/static/{path:path}", static, methods=["GET"]),
             Route("/login", login, methods=["POST"]),
+            Route("/api/session", session, methods=["GET"]),
             Route("/api/tools", api.tools, methods=["GET"]),
             Route("/api/tools/{name}", api.tool, methods=["GET"]),
             Route("/api/tools/{name}/validate", api.validate, methods=["POST"]),
@@ -101,7 +125,8 @@ def catalog_app(
             Route("/api/{rest:path}", api.unknown),
         ]
     )
-    app: ASGIApp = router
+    writes = SameOriginWrites(router, token=token, tokens=tokens)
+    app: ASGIApp = writes
     if token:
         app = _RequireToken(app, token, sessions)
     return _SecurityHeaders(app)
@@ -110,10 +135,13 @@ def catalog_app(
 class _Api:
     """The JSON routes: each maps a request onto one `Catalog` method."""
 
-    def __init__(self, catalog: Catalog, heartbeat: float, metrics_every: float) -> None:
+    def __init__(
+        self, catalog: Catalog, heartbeat: float, metrics_every: float, streams: StreamBudget
+    ) -> None:
         self.catalog = catalog
         self.heartbeat = heartbeat
         self.metrics_every = metrics_every
+        self.streams = streams
         self._encoded: tuple[int, bytes] = (-1, b"")
 
     async def tools(self, request: Request) -> Response:
@@ -160,14 +188,21 @@ class _Api:
         return await _answer(lambda: run_in_threadpool(self.catalog.metrics))
 
     async def events(self, request: Request) -> Response:
+        client = request.client.host if request.client else ""
+        refused = self.streams.take(client)
+        if refused is not None:
+            response = _json({"error": "too_many_streams", "message": refused}, 429)
+            response.headers["retry-after"] = str(STREAM_RETRY_SECONDS)
+            return response
         stream = event_stream(
             self.catalog.feed,
             self.catalog.metrics,
             heartbeat=self.heartbeat,
             metrics_every=self.metrics_every,
         )
-        return StreamingResponse(
+        return _CountedStream(
             stream,
+            lambda: self.streams.give_back(client),
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
@@ -176,6 +211,20 @@ class _Api:
         return _json(
             {"error": "not_found", "message": f"no catalog API at {request.url.path}"}, 404
         )
+
+
+class _CountedStream(StreamingResponse):
+    """A streamed response that gives its place back however it ends (even unstarted)."""
+
+    def __init__(self, content: Any, release: Callable[[], None], **options: Any) -> None:
+        super().__init__(content, **options)
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
 
 
 async def _answer(compute: Callable[[], Awaitable[Any]]) -> Response:
@@ -225,7 +274,9 @@ async def _json_body(request: Request) -> Any:
     if not raw.strip():
         raise BadRequestError('the request body is empty; send a JSON object: {"arguments": {...}}')
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except BadRequestError:
+        raise
     except UnicodeDecodeError:
         raise BadRequestError("the request body is not UTF-8 text; send JSON") from None
     except json.JSONDecodeError as exc:
@@ -233,6 +284,22 @@ async def _json_body(request: Request) -> Any:
             f"the request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
             f"column {exc.colno}"
         ) from None
+    except RecursionError:
+        raise BadRequestError(
+            "the request body nests arrays or objects too deeply to be read (past about "
+            "1,000 levels); flatten it"
+        ) from None
+    except ValueError:  # an integer past the digit limit of int()
+        raise BadRequestError(
+            f"the request body holds an integer of more than {sys.get_int_max_str_digits():,} "
+            "digits, more than the server reads; send it as a string"
+        ) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise BadRequestError(
+        f"the request body is not valid JSON: {name} is not a JSON number; send it as a string"
+    )
 
 
 def _asset(assets: dict[str, Any], path: str) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError
+from forge.tools.catalog.errors import needs_confirmation
 from forge.tools.catalog.providers import PROVIDER_LABELS, provider_entries
 from forge.tools.formats import PROVIDERS
 from forge.tools.formats.report import NOTABLE
@@ -22,6 +23,8 @@ __all__ = ["conversion_entries", "lint_entries", "metadata_dict", "tool_detail"]
 def tool_detail(tool: Tool) -> dict[str, Any]:
     """The tool's page without metrics: description, metadata, schemas, providers, lint.
 
+    ``needs_confirmation`` says whether a run asks for ``"confirm": true`` first.
+
     A tool whose definition cannot be built (types pydantic cannot describe) still has a
     page: no schemas, each provider's entry giving the reason, and the reason as a lint error.
     """
@@ -34,6 +37,7 @@ def tool_detail(tool: Tool) -> dict[str, Any]:
         "tags": list(meta.tags),
         "metadata": metadata_dict(meta),
         "annotations": tool.annotations.to_mcp(),
+        "needs_confirmation": needs_confirmation(tool.annotations),
     }
     try:
         input_schema = to_jsonable(tool.parameters)

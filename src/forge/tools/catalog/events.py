@@ -7,7 +7,8 @@ own bounded queue: a client that stops reading loses its oldest events, never th
 server's memory. `event_stream` is one client's stream: its events, a ``metrics``
 event every few seconds while metrics are on, and a comment heartbeat; it ends when
 the feed closes (server shutdown) and unsubscribes however it ends, so a browser
-that goes away leaves nothing behind.
+that goes away leaves nothing behind. A `StreamBudget` caps the streams open per
+client address and in all.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from forge.tools.registry import RegistryEvent, ToolRegistry
     from forge.tools.views import ToolView
 
-__all__ = ["ChangeFeed", "event_stream", "sse"]
+__all__ = ["ChangeFeed", "StreamBudget", "event_stream", "sse"]
 
 logger = get_logger("tools.catalog")
 
@@ -36,6 +37,10 @@ QUEUE_SIZE = 64
 HEARTBEAT_SECONDS = 15.0
 METRICS_SECONDS = 2.0
 RETRY_MS = 3000
+MAX_STREAMS_PER_CLIENT = 8
+"""Event streams one client address may hold open (a browser tab holds one)."""
+MAX_STREAMS = 64
+"""Event streams open in all."""
 _CLOSED: Any = object()
 
 
@@ -185,3 +190,57 @@ async def event_stream(
                 yield ": heartbeat\n\n"
     finally:
         feed.unsubscribe(queue)
+
+
+class StreamBudget:
+    """Open event streams, per client address and in all, each count under its cap.
+
+    A stream holds a connection for as long as the page is open, so the caps keep streams
+    well below the server's connection caps: however many a client opens, it has
+    connections left for ``/mcp`` and the API, and so does everyone else.
+
+    Args:
+        per_client: The most streams one client address may have open.
+        overall: The most streams open in all.
+    """
+
+    def __init__(
+        self, *, per_client: int = MAX_STREAMS_PER_CLIENT, overall: int = MAX_STREAMS
+    ) -> None:
+        self.per_client = per_client
+        self.overall = overall
+        self._open: dict[str, int] = {}
+        self._total = 0
+
+    @property
+    def total(self) -> int:
+        """How many streams are open."""
+        return self._total
+
+    def take(self, client: str) -> str | None:
+        """Count a new stream of ``client``; over a cap, the reason it cannot open (no count)."""
+        mine = self._open.get(client, 0)
+        if mine >= self.per_client:
+            return (
+                f"this client already has {mine} live-update streams open, the most it may: "
+                "close another catalog tab, or try again later"
+            )
+        if self._total >= self.overall:
+            return (
+                f"the server already has {self._total} live-update streams open, the most it "
+                "serves: try again later"
+            )
+        self._open[client] = mine + 1
+        self._total += 1
+        return None
+
+    def give_back(self, client: str) -> None:
+        """Forget one stream of ``client`` (it ended)."""
+        mine = self._open.get(client, 0)
+        if mine <= 0:
+            return
+        self._total -= 1
+        if mine == 1:
+            del self._open[client]
+        else:
+            self._open[client] = mine - 1

@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from forge.tools.catalog.calls import Runner, run_outcome, validation_outcome
 from forge.tools.catalog.detail import tool_detail
-from forge.tools.catalog.errors import BadRequestError, ConfirmationRequiredError
+from forge.tools.catalog.errors import (
+    BadRequestError,
+    ConfirmationRequiredError,
+    needs_confirmation,
+)
 from forge.tools.catalog.events import ChangeFeed
 from forge.tools.catalog.listing import Listing
 from forge.tools.catalog.stats import metrics_table, tool_stats
@@ -148,12 +152,14 @@ class Catalog:
         Raises:
             ToolNotFoundError: No such tool.
             BadRequestError: A body that is not ``{"arguments": {...}, "confirm": bool}``.
-            ConfirmationRequiredError: A destructive tool without ``"confirm": true``.
+            ConfirmationRequiredError: A tool that may be destructive (marked so, or not
+                marked read-only or non-destructive) without ``"confirm": true``.
         """
         found = self.registry.get_or_raise(name)
         arguments, confirm = _call_body(body, allowed=("arguments", "confirm"))
-        if found.annotations.destructive is True and not confirm:
-            raise ConfirmationRequiredError(name)
+        hints = found.annotations
+        if needs_confirmation(hints) and not confirm:
+            raise ConfirmationRequiredError(name, marked=hints.destructive is True)
         return await run_outcome(self._runner, found, arguments)
 
 

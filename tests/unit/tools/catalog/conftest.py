@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from forge.tools import RuleBasedPolicy, Tool, ToolExecutor, ToolRegistry, tool
 from forge.tools.catalog import Catalog
-from forge.tools.integrations.mcp import MCPToolServer
+from forge.tools.integrations.mcp import HttpLimits, MCPToolServer
 from forge.tools.integrations.mcp.serve import serve_http
 
 
@@ -60,7 +60,7 @@ def forbidden(command: str) -> str:
     return command
 
 
-@tool(category="utility")
+@tool(category="utility", annotations={"readOnlyHint": True})
 def explode() -> str:
     """Always fails."""
     raise RuntimeError("the tool broke on purpose")
@@ -98,11 +98,14 @@ def catalog(registry: ToolRegistry) -> Iterator[Catalog]:
 class Served:
     """`serve_http` with the catalog, on 127.0.0.1 in a thread of its own, until `stop`."""
 
-    def __init__(self, *, token: str | None = None, catalog: bool = True) -> None:
+    def __init__(
+        self, *, token: str | None = None, catalog: bool = True, limits: HttpLimits | None = None
+    ) -> None:
         self.registry = catalog_registry()
         self.executor = catalog_executor(self.registry)
         self.server = MCPToolServer(self.registry, executor=self.executor)
         self.token = token
+        self.limits = limits
         self._loop = asyncio.new_event_loop()
         self._task: asyncio.Task[None] | None = None
         self._ready = threading.Event()
@@ -136,7 +139,7 @@ class Served:
         async def main() -> None:
             self._task = asyncio.current_task()
             await serve_http(self.server, host="127.0.0.1", port=0, token=self.token,
-                             on_started=started, catalog=catalog)  # fmt: skip
+                             on_started=started, catalog=catalog, limits=self.limits)  # fmt: skip
 
         with contextlib.suppress(asyncio.CancelledError):
             self._loop.run_until_complete(main())

@@ -100,7 +100,8 @@ def test_runs_go_through_the_servers_executor(client: httpx.Client) -> None:
     """Its policy denies, its metrics count, failures are results."""
     ok = client.post("/api/tools/echo/run", json={"arguments": {"text": "hey"}}).json()
     assert (ok["ok"], ok["result"], ok["model_message"]) == (True, "hey", "hey")
-    denied = client.post("/api/tools/forbidden/run", json={"arguments": {"command": "x"}})
+    denied = client.post("/api/tools/forbidden/run",
+                         json={"arguments": {"command": "x"}, "confirm": True})  # fmt: skip
     assert denied.status_code == 200
     assert denied.json()["error_kind"] == "denied"
     broke = client.post("/api/tools/explode/run", json={"arguments": {}}).json()
@@ -120,16 +121,35 @@ def test_a_destructive_run_needs_confirm(client: httpx.Client) -> None:
     assert done.json()["result"] == "wiped t"
 
 
+def test_an_unannotated_run_needs_confirm_as_a_destructive_one(client: httpx.Client) -> None:
+    """MCP reads a tool without hints as destructive: 409 and nothing ran; with confirm it runs."""
+    calls = client.get("/api/metrics").json()["tools"].get("forbidden", {}).get("calls", 0)
+    refused = client.post("/api/tools/forbidden/run", json={"arguments": {"command": "x"}})
+    assert refused.status_code == 409
+    assert refused.json()["error"] == "confirmation_required"
+    assert "neither read-only nor non-destructive" in refused.json()["message"]
+    after = client.get("/api/metrics").json()["tools"].get("forbidden", {}).get("calls", 0)
+    assert after == calls
+    assert client.get("/api/tools/forbidden").json()["needs_confirmation"] is True
+    assert client.get("/api/tools/echo").json()["needs_confirmation"] is False
+    done = client.post("/api/tools/forbidden/run",
+                       json={"arguments": {"command": "x"}, "confirm": True})  # fmt: skip
+    assert done.json()["error_kind"] == "denied"
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [(b"", "empty"), (b"{oops", "not valid JSON"), (b"[1]", "JSON object"),
-     (b"\xc3\x28", "UTF-8")],
+     (b"\xc3\x28", "UTF-8"), (b'{"arguments": {"text": NaN}}', "NaN is not a JSON number"),
+     (b'{"arguments": {"text": ' + b"7" * 5_000 + b"}}", "more than 4,300 digits"),
+     (b'{"arguments": {"text": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}", "too deeply")],
 )  # fmt: skip
 def test_bad_bodies_are_400_with_a_reason(
     client: httpx.Client, content: bytes, message: str
 ) -> None:
-    """Nothing a client sends crashes the server."""
-    response = client.post("/api/tools/echo/run", content=content)
+    """Nothing a client sends crashes the server: deep nesting and huge integers included."""
+    response = client.post("/api/tools/echo/run", content=content,
+                           headers={"content-type": "application/json"})  # fmt: skip
     assert response.status_code == 400
     assert message in response.json()["message"]
 

@@ -52,7 +52,9 @@ def test_a_run_returns_the_output_and_what_the_model_sees(catalog: Catalog) -> N
 
 def test_failures_are_results(catalog: Catalog) -> None:
     """A denied call and a tool that raises both come back with their kind."""
-    denied = asyncio.run(catalog.run("forbidden", {"arguments": {"command": "ls"}}))
+    denied = asyncio.run(
+        catalog.run("forbidden", {"arguments": {"command": "ls"}, "confirm": True})
+    )
     assert (denied["ok"], denied["error_kind"]) == (False, "denied")
     assert "Permission denied" in denied["model_message"]
     broke = asyncio.run(catalog.run("explode", {"arguments": {}}))
@@ -70,6 +72,17 @@ def test_a_destructive_tool_needs_confirmation(catalog: Catalog) -> None:
     assert catalog.metrics()["tools"] == {}
     done = asyncio.run(catalog.run("wipe", {"arguments": {"table": "t"}, "confirm": True}))
     assert done["result"] == "wiped t"
+
+
+def test_a_tool_without_hints_needs_confirmation_as_mcp_reads_it(catalog: Catalog) -> None:
+    """No annotations means destructive (MCP's default): asked like ``wipe``; read-only is not."""
+    with pytest.raises(ConfirmationRequiredError, match="may be destructive"):
+        asyncio.run(catalog.run("place_order", {"arguments": ORDER}))
+    assert catalog.metrics()["tools"] == {}
+    assert catalog.tool("place_order")["needs_confirmation"] is True
+    assert catalog.tool("wipe")["needs_confirmation"] is True
+    assert catalog.tool("echo")["needs_confirmation"] is False
+    assert asyncio.run(catalog.run("echo", {"arguments": {"text": "x"}}))["ok"] is True
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from forge.tools.catalog import Catalog
 from forge.tools.catalog.app import MAX_BODY_BYTES, catalog_app
 
 
-@tool
+@tool(annotations={"readOnlyHint": True})
 def not_a_number() -> float:
     """Returns NaN, which JSON cannot carry."""
     return math.nan
@@ -25,6 +25,9 @@ def _call(method: str, path: str, **options: Any) -> httpx.Response:
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=catalog_app(shelf))
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            if method != "GET" and path.startswith("/api/"):
+                csrf = (await c.get("/api/session")).json()["csrf"]
+                options["headers"] = {"content-type": "application/json", "x-forge-csrf": csrf}
             return await c.request(method, path, **options)
 
     try:

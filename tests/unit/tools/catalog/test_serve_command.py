@@ -69,7 +69,9 @@ def test_the_command_announces_and_serves_the_catalog(command: Command) -> None:
         assert client.get("/").status_code == 200
         names = [t["name"] for t in client.get("/api/tools").json()["tools"]]
         assert "word_count" in names
-        run = client.post("/api/tools/word_count/run", json={"arguments": {"text": "a b"}})
+        csrf = {"x-forge-csrf": client.get("/api/session").json()["csrf"]}
+        run = client.post("/api/tools/word_count/run", json={"arguments": {"text": "a b"}},
+                          headers=csrf)  # fmt: skip
         assert run.json()["ok"] is True
         metrics = client.get("/api/metrics").json()
         assert metrics["enabled"] is True

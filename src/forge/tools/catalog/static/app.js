@@ -4,6 +4,8 @@ import { h } from "./dom.js";
 import { buildForm } from "./form.js";
 
 const SEARCH_DEBOUNCE_MS = 200;
+const CSRF_HEADER = "X-Forge-CSRF";
+const STREAM_RETRY_MS = 30000;
 
 const state = {
   filters: { q: "", category: "", tags: new Set() },
@@ -15,6 +17,7 @@ const state = {
   provider: null,
   form: null,
   metricsEnabled: false,
+  csrf: null, // the token every request that changes something sends (GET api/session)
 };
 
 // ---------------------------------------------------------------- small helpers
@@ -47,11 +50,19 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, options = {}) {
+async function csrfToken(renew = false) {
+  if (renew || !state.csrf) state.csrf = (await api("api/session")).csrf;
+  return state.csrf;
+}
+
+/** GET ``path``, or with ``options.body`` send it as JSON with the CSRF token (renewed once
+ * when the server no longer knows it, after a restart say). */
+async function api(path, options = {}, retried = false) {
   const init = { credentials: "same-origin", headers: { Accept: "application/json" }, ...options };
   if (options.body !== undefined) {
     init.method = options.method || "POST";
-    init.headers = { ...init.headers, "Content-Type": "application/json" };
+    init.headers = { ...init.headers, "Content-Type": "application/json",
+      [CSRF_HEADER]: await csrfToken(retried) };
     init.body = JSON.stringify(options.body);
   }
   const response = await fetch(path, init);
@@ -62,6 +73,9 @@ async function api(path, options = {}) {
     body = null;
   }
   if (response.status === 401) showLoggedOut();
+  if (response.status === 403 && body && body.error === "csrf" && !retried) {
+    return api(path, options, true);
+  }
   if (!response.ok) throw new ApiError(response.status, body);
   return body;
 }
@@ -305,6 +319,16 @@ function isDestructive(tool) {
   return Boolean(tool.annotations && tool.annotations.destructiveHint);
 }
 
+/** Whether a run asks first: a tool is destructive unless it says otherwise (as in MCP). */
+function needsConfirmation(tool) {
+  return tool.needs_confirmation !== false;
+}
+
+function riskText(tool) {
+  return isDestructive(tool) ? "is marked destructive"
+    : "is not marked read-only or non-destructive, so it may be destructive";
+}
+
 function renderMetadata(metadata) {
   const rows = [];
   const plain = ["version", "deprecation", "notes", "limitations"];
@@ -468,8 +492,8 @@ function renderTryIt(tool) {
   const run = h("button", { type: "submit", id: "run-button" }, "Run");
   const element = h("form", { id: "try-form", novalidate: true, "aria-labelledby": "try-heading",
     onsubmit: (event) => { event.preventDefault(); requestRun(); } },
-  isDestructive(tool) ? h("p", { class: "warning" },
-    "This tool is marked destructive: running it asks for a confirmation first.") : null,
+  needsConfirmation(tool) ? h("p", { class: "warning" },
+    `This tool ${riskText(tool)}: running it asks for a confirmation first.`) : null,
   h("div", { id: "error-summary" }),
   form.element,
   h("div", { class: "actions" }, validate, run),
@@ -547,7 +571,7 @@ function requestRun() {
     showErrors(args.errors);
     return;
   }
-  if (isDestructive(state.tool)) askConfirmation(args.value);
+  if (needsConfirmation(state.tool)) askConfirmation(args.value);
   else run(args.value, false);
 }
 
@@ -556,8 +580,9 @@ function askConfirmation(value) {
   box.hidden = false;
   box.replaceChildren(h("div", { role: "alertdialog", "aria-labelledby": "confirm-title",
     "aria-describedby": "confirm-text", class: "confirm-box" },
-  h("h4", { id: "confirm-title" }, "Run a destructive tool?"),
-  h("p", { id: "confirm-text" }, `${state.tool.name} is marked destructive: it may change or delete data. `,
+  h("h4", { id: "confirm-title" }, isDestructive(state.tool)
+    ? "Run a destructive tool?" : "Run a tool that may be destructive?"),
+  h("p", { id: "confirm-text" }, `${state.tool.name} ${riskText(state.tool)}: it may change or delete data. `,
     "Run it with these arguments?"),
   h("div", { class: "actions" },
     h("button", { type: "button", id: "confirm-run", class: "danger", onclick: () => {
@@ -622,7 +647,15 @@ function listen() {
   }
   const source = new EventSource("api/events");
   source.addEventListener("open", () => setConnection("Live", "live"));
-  source.addEventListener("error", () => setConnection("Reconnecting…", "error"));
+  source.addEventListener("error", () => {
+    if (source.readyState !== EventSource.CLOSED) {
+      setConnection("Reconnecting…", "error");
+      return;
+    }
+    // Refused (too many streams open, say): the browser gives up, so try again later.
+    setConnection("Live updates paused; retrying in 30 s", "error");
+    window.setTimeout(listen, STREAM_RETRY_MS);
+  });
   source.addEventListener("tools", (event) => onToolsChanged(JSON.parse(event.data)));
   source.addEventListener("metrics", (event) => onMetrics(JSON.parse(event.data)));
   window.addEventListener("pagehide", () => source.close());

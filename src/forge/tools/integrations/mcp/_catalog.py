@@ -14,6 +14,7 @@ from forge.tools.integrations.mcp._http import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from forge.tools.catalog import Catalog
+    from forge.tools.integrations.mcp.limits import HttpLimits
     from forge.tools.integrations.mcp.server import MCPToolServer
 
 __all__ = ["PathSplit", "with_catalog"]
@@ -37,12 +38,13 @@ class PathSplit:
 
 
 def with_catalog(
-    mcp_app: ASGIApp, prefix: str, server: MCPToolServer, token: str | None
+    mcp_app: ASGIApp, prefix: str, server: MCPToolServer, token: str | None, limits: HttpLimits
 ) -> tuple[ASGIApp, Catalog]:
     """``mcp_app`` at ``prefix``, the catalog of ``server``'s tools everywhere else.
 
     The catalog runs calls through the server's runner (its executor's permission policy,
-    timeouts, hooks and metrics apply) and shows that executor's metrics.
+    timeouts, hooks and metrics apply) and shows that executor's metrics. Its event streams
+    may hold at most half of each connection cap, so they never starve ``/mcp``.
     """
     from forge.tools.catalog import Catalog
     from forge.tools.catalog.app import catalog_app
@@ -53,4 +55,12 @@ def with_catalog(
         runner=server.runner,
         metrics=executor.metrics if executor is not None else None,
     )
-    return PathSplit(prefix, mcp_app, catalog_app(catalog, token=token)), catalog
+    shelf = catalog_app(
+        catalog,
+        token=token,
+        max_streams_per_client=min(
+            limits.max_event_streams_per_client, limits.max_connections_per_client // 2
+        ),
+        max_streams=min(limits.max_event_streams, limits.max_connections // 2),
+    )
+    return PathSplit(prefix, mcp_app, shelf), catalog

@@ -35,6 +35,11 @@ class HttpLimits:
     """Seconds after which a session with no request in flight is closed."""
     disconnect_grace: float = 3.0
     """Seconds a call whose client dropped its stream keeps running, waiting for it to resume."""
+    max_event_streams_per_client: int = 8
+    """Open live-update streams of the web catalog per client address (at most half of
+    ``max_connections_per_client``, so streams never take the connections ``/mcp`` needs)."""
+    max_event_streams: int = 64
+    """Open live-update streams of the web catalog overall (at most half of ``max_connections``)."""
 
     def __post_init__(self) -> None:
         for field in fields(self):

@@ -260,7 +260,7 @@ async def serve_http(
         app = BearerAuth(app, token)
     shelf = None
     if catalog:
-        app, shelf = with_catalog(app, MCP_PATH, server, token)
+        app, shelf = with_catalog(app, MCP_PATH, server, token, limits)
     app = HostGuard(app, HostPolicy(host, allowed_hosts))
     protocol, _ = guarded_protocol(limits)
     config = uvicorn.Config(
