@@ -314,6 +314,8 @@ def gateway_layouts(draw: st.DrawFn) -> dict[str, Any]:
         document["forge"] = {"search_only": True}
     separator = draw(st.none() | st.sampled_from(["__", "_", "-", "x", "__x", ""]))
     return {"document": document, "separator": separator, "tools": tools}
+
+
 CATALOG_OWN = "http://127.0.0.1"
 """The origin the fuzzed catalog is reached at (``catalog_requests``)."""
 

@@ -191,6 +191,8 @@ def check_gateway_names(layout: dict[str, Any]) -> None:
                 served[name] = server.name
     finally:
         gateway.close()
+
+
 CATALOG_TOKEN = "fuzz-catalog-token-0123456789"
 _CATALOGS: dict[bool, tuple[Any, list[str], dict[str, str]]] = {}
 
