@@ -226,8 +226,7 @@ class DeferredSession:
         self._siblings = siblings
         self._toolkits = toolkits
         self._members: tuple[int, dict[str, list[str]]] | None = None
-        self._sizes: tuple[int, dict[str, int]] = (-1, {})
-        """The registry version and the estimated tokens of each tool at it."""
+        self._sizes: tuple[int, dict[str, int]] = (-1, {})  # (version, tokens by name)
         self._limit = search_limit
         self._inactive = inactive
         self._strict = strict

@@ -4,9 +4,9 @@ Compiling a schema (Gemini's subset, a strict mode) walks it in Python. A
 registry re-converts every tool whenever any tool changes, so each tool's
 compiled schema (or the error compiling it raised) is kept, keyed by the
 identity of its canonical parameters dict (which a compiled `Tool` keeps for
-its lifetime), together with the report lines. The memo is bounded; the oldest entries go first. Compiled
-schemas are shared, so they are read-only (`forge.tools.values._readonly`), like
-``tool.parameters``.
+its lifetime), together with the report lines. The memo is bounded; the
+oldest entries go first. Compiled schemas are shared, so they are read-only
+(`forge.tools.values._readonly`), like ``tool.parameters``.
 """
 
 from __future__ import annotations

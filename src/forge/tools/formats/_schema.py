@@ -80,9 +80,12 @@ class Context:
         """
         self.built += size
         if self.built > MAX_BUILT_SCHEMA:
-            self.fail(path, "$ref", f"inlining every reference would build a schema of over "
-                      f"{MAX_BUILT_SCHEMA:,} characters (the definitions refer to each other "
-                      "over and over); keep the references, or define the repeated parts once")  # fmt: skip
+            self.fail(
+                path, "$ref",
+                f"inlining every reference would build a schema of over {MAX_BUILT_SCHEMA:,} "
+                "characters (the definitions refer to each other over and over); keep the "
+                "references, or define the repeated parts once",
+            )  # fmt: skip
 
     def fail(self, path: Path, keyword: str, reason: str) -> NoReturn:
         """Raise `SchemaConversionError` naming the tool, keyword and provider."""

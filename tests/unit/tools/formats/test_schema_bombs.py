@@ -148,9 +148,7 @@ def test_the_linter_and_the_prompt_read_each_reference_once() -> None:
     assert any("optional parameter(s) x" in f.message for f in lint_tool(tool))
     assert "x (object)" in render_prompt([tool], PromptOptions())
     definition, _ = convert(tool, "openai", strict=True)
-    assert definition["function"]["parameters"]["properties"]["x"]["anyOf"][-1] == {
-        "type": "null"
-    }
+    assert definition["function"]["parameters"]["properties"]["x"]["anyOf"][-1] == {"type": "null"}
 
 
 def test_the_prompt_of_a_reference_cycle_through_any_of() -> None:

@@ -434,4 +434,5 @@ def test_spans_hooks_and_metrics_see_the_secret_redacted(
     recorded = [span.status.description, *map(str, (span.attributes or {}).values()), *seen]
     recorded += [str(dict(key)) for key in telemetry.points("forge.tool.calls")]
     assert not [text for text in recorded if secret in text]
-    assert seen and "SERVICE_API_TOKEN" in seen[0]
+    assert len(seen) == 1
+    assert "SERVICE_API_TOKEN" in seen[0]
