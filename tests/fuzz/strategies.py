@@ -408,3 +408,88 @@ def catalog_requests(draw: st.DrawFn) -> dict[str, Any]:
         "bearer": draw(st.sampled_from([None, True, "wrong"])),
         "body": draw(body),
     }  # fmt: skip
+
+
+@st.composite
+def schema_bombs(draw: st.DrawFn) -> dict[str, Any]:
+    """A small schema whose definitions each refer to the next several times, many levels
+    deep: inlined, it would double (or more) at every level."""
+    levels = draw(st.integers(8, 40))
+    width = draw(st.integers(2, 4))
+    where = draw(st.sampled_from(["$defs", "definitions", "properties"]))
+    shape = draw(st.sampled_from(["properties", "anyOf", "allOf", "items", "prefixItems"]))
+    sibling = draw(st.sampled_from([None, "description", "type", "default"]))
+    text = draw(st.text(max_size=40))
+
+    def ref(i: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"$ref": f"#/{where}/d{i}"}
+        if sibling == "type":
+            out["type"] = "object"
+        elif sibling is not None:
+            out[sibling] = text
+        return out
+
+    def body(i: int) -> dict[str, Any]:
+        refs = [ref(i + 1) for _ in range(width)]
+        if shape == "properties":
+            return {"type": "object", "properties": {f"k{j}": r for j, r in enumerate(refs)},
+                    "description": text}  # fmt: skip
+        if shape == "items":
+            return {"type": "array", "items": {"anyOf": refs}}
+        if shape == "prefixItems":
+            return {"type": "array", "prefixItems": refs}
+        return {shape: refs}
+
+    defs = {f"d{i}": body(i) for i in range(levels)}
+    defs[f"d{levels}"] = draw(SUBSCHEMAS)
+    schema: dict[str, Any] = {"type": "object"}
+    if where == "properties":
+        schema["properties"] = {"x": ref(0), **defs}
+    else:
+        schema["properties"] = {"x": ref(0)}
+        schema[where] = defs
+    if draw(st.booleans()):
+        schema["required"] = ["x"]
+    return schema
+
+
+def _turn_response(provider: str, value: Any, text: Any) -> Any:
+    """A response in ``provider``'s shape with ``value`` and ``text`` where content goes."""
+    part = {"type": "text", "text": text}
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": value}}
+    shapes: dict[str, Any] = {
+        "openai": {"choices": [{"message": {"role": "assistant", "content": value,
+                                            "tool_calls": [call]}}]},
+        "mistral": {"choices": [{"message": {"role": "assistant", "content": [part]}}]},
+        "ollama": {"message": {"role": "assistant", "content": value, "thinking": text}},
+        "openai-responses": {"output": [
+            {"type": "message", "role": "assistant", "content": value},
+            {"type": "message", "content": [{"type": "output_text", "text": text}]},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": value}]},
+        "anthropic": {"role": "assistant", "content": [
+            {"type": "text", "text": text}, {"type": "tool_use", "id": "c1", "name": "f",
+                                             "input": value}]},
+        "gemini": {"candidates": [{"content": {"role": "model", "parts": [
+            {"text": text}, {"functionCall": {"name": "f", "args": value}}]}}]},
+        "bedrock": {"output": {"message": {"role": "assistant", "content": [
+            {"text": text}, {"toolUse": {"toolUseId": "c1", "name": "f", "input": value}}]}}},
+    }  # fmt: skip
+    return shapes[provider]
+
+
+TURN_PROVIDERS = ["openai", "mistral", "ollama", "openai-responses", "anthropic", "gemini",
+                  "bedrock"]  # fmt: skip
+
+
+@st.composite
+def turn_messages(draw: st.DrawFn) -> tuple[Any, str | None]:
+    """(response, provider or None): a provider's response shape with hostile content and
+    text (any JSON-like value), or any payload at all."""
+    provider = draw(st.sampled_from(TURN_PROVIDERS))
+    if draw(st.integers(0, 4)) == 0:
+        response = draw(PAYLOADS)
+    else:
+        response = _turn_response(provider, draw(PAYLOADS), draw(PAYLOADS))
+    if draw(st.booleans()):
+        response = dumps(response)
+    return response, draw(st.sampled_from([None, provider]))

@@ -7,6 +7,7 @@ any other exception escaping a check is a bug too.
 from __future__ import annotations
 
 import contextlib
+import json
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from forge.tools import (
     revealed_tools,
 )
 from forge.tools.config import load_tools
+from forge.tools.formats.limits import MAX_BUILT_SCHEMA
 from forge.tools.parsing import PROVIDERS, ToolCallFormatError
 from tests.fuzz.strategies import (
     CATALOG_OWN,
@@ -41,6 +43,8 @@ from tests.fuzz.strategies import (
     config_texts,
     gateway_layouts,
     parameter_schemas,
+    schema_bombs,
+    turn_messages,
 )
 
 
@@ -279,6 +283,64 @@ def check_catalog_request(request: dict[str, Any]) -> None:
         assert bearer or request["csrf"] is True, request
 
 
+#: What one tool's export, estimate or page may build at most (about): the bound, and a
+#: margin for what is built around the schema.
+_MOST_BUILT = 4 * MAX_BUILT_SCHEMA
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, default=str))
+
+
+def check_schema_bomb(schema: dict[str, Any]) -> None:
+    """A schema of fan-out references: every export, estimate, lint, prompt and catalog
+    page of it builds a bounded result; ``errors="raise"`` raises only the conversion error."""
+    from forge.tools.catalog.detail import tool_detail
+    from forge.tools.deferral._budget import tool_tokens
+    from forge.tools.formats import PROVIDERS as FORMATS
+    from forge.tools.formats import convert_all
+    from forge.tools.model.lint import lint_tool
+    from forge.tools.model.prompt import PromptOptions, render_prompt
+
+    try:
+        tool = from_record({"name": "probe", "description": "d", "parameters": schema,
+                            "handler": _handler})  # fmt: skip
+    except ToolDefinitionError:
+        return
+    for provider in FORMATS:
+        if provider == "langchain":
+            continue  # runs the tool; sends the tool's own schema
+        for strict in (False, True):
+            conversion = convert_all([tool], provider, strict=strict)
+            assert _size(conversion.definitions) < _MOST_BUILT, (provider, strict)
+            assert _size([str(c) for c in conversion.changes[0]]) < _MOST_BUILT
+            assert tool_tokens(tool, provider, strict=strict) * 3 < _MOST_BUILT
+            with contextlib.suppress(SchemaConversionError):
+                convert_all([tool], provider, strict=strict, errors="raise")
+    lint_tool(tool)
+    assert len(render_prompt([tool], PromptOptions())) < _MOST_BUILT
+    assert _size(tool_detail(tool)) < 20 * _MOST_BUILT  # every provider, strict and not
+
+
+def check_turn(message: tuple[Any, str | None]) -> None:
+    """`read_turn` and ``run_turn`` give a turn or raise `ToolCallFormatError`, nothing else."""
+    from forge.tools import read_turn
+
+    response, provider = message
+    try:
+        turn = read_turn(response, provider)
+    except ToolCallFormatError:
+        pass
+    else:
+        assert isinstance(turn.text, str)
+        _calls_are_well_formed(list(turn.calls))
+    try:
+        done = ToolRegistry().run_turn(response, provider=provider)
+    except ToolCallFormatError:
+        return
+    assert all(not result.success for result in done.results)  # no tool is registered
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -305,6 +367,9 @@ def _targets() -> dict[str, Target]:
                "gateway prefixes and upstream tool names: one owner per exposed name"),
         Target("catalog-origins", catalog_requests(), check_catalog_request,
                "catalog writes from any origin, with any type and body: none runs untokened"),
+        Target("schema-bombs", schema_bombs(), check_schema_bomb,
+               "exports, estimates, lint, prompt and catalog page of fan-out references"),
+        Target("turns", turn_messages(), check_turn, "read_turn and run_turn"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

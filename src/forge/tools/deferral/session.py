@@ -226,7 +226,7 @@ class DeferredSession:
         self._siblings = siblings
         self._toolkits = toolkits
         self._members: tuple[int, dict[str, list[str]]] | None = None
-        self._sizes: dict[str, tuple[int, int]] = {}
+        self._sizes: tuple[int, dict[str, int]] = (-1, {})  # (version, tokens by name)
         self._limit = search_limit
         self._inactive = inactive
         self._strict = strict
@@ -351,12 +351,16 @@ class DeferredSession:
     def _size_of(self, name: str) -> int:
         """The estimated tokens of tool ``name``'s definition (0 once it is gone)."""
         version = self._source.version
-        known = self._sizes.get(name)
-        if known is not None and known[0] == version:
-            return known[1]
+        at, sizes = self._sizes
+        if at != version:  # every size may have changed: start again (churn leaves nothing)
+            sizes = {}
+            self._sizes = (version, sizes)
+        known = sizes.get(name)
+        if known is not None:
+            return known
         tool = self._source.get(name)
         size = self._size(tool) if tool is not None else 0
-        self._sizes[name] = (version, size)
+        sizes[name] = size
         return size
 
     def _size(self, tool: Tool) -> int:

@@ -230,6 +230,9 @@ class Engine(Placement):
         return None
 
     async def _after_hooks(self, io: IO, call: ToolInvocation, result: ToolResult) -> ToolResult:
+        """Run the after-call hooks on the result as the model will see it (secrets out)."""
+        if not result.success:
+            result = _redacted(result, self._redact)
         for hook in self._after:
             try:
                 answer = hook(call, result)

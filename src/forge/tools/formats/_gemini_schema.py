@@ -10,6 +10,7 @@ mode enforces the schema as given, so ``strict`` changes nothing here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -137,7 +138,7 @@ def _keyword(
     elif key == "prefixItems" and isinstance(value, list):
         ctx.note(path, key, "rewritten", "tuple positions became one item type + length")
         items = [_node(v, ctx, child(here, i)) for i, v in enumerate(value)]
-        unique = [c for i, c in enumerate(items) if c not in items[:i]]
+        unique = list({_key(c): c for c in items}.values())
         out.setdefault("items", unique[0] if len(unique) == 1 else {"anyOf": unique})
         out["minItems"] = out["maxItems"] = len(value)
     elif key == "format":
@@ -152,6 +153,11 @@ def _keyword(
     elif key not in ANNOTATIONS:
         ctx.note(path, key, "moved_to_description", f"Gemini's schema subset has no {key}")
         moved[key] = value
+
+
+def _key(schema: Schema) -> str:
+    """A schema as text, to find equal ones in one pass (not one comparison per pair)."""
+    return json.dumps(schema, sort_keys=True, default=repr)
 
 
 def _defined_required(out: Schema, ctx: Context, path: Path) -> None:

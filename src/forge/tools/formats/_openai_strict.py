@@ -24,6 +24,7 @@ from forge.tools.formats._schema import (
     child,
     inline_refs,
     is_free_form,
+    json_size,
     json_string_schema,
     open_tuple,
     resolve,
@@ -181,6 +182,7 @@ def _merge_ref(ref: str, siblings: Mapping[str, Any], ctx: Context, path: Path) 
         if key in body and body[key] != value and key not in ("description", "default"):
             ctx.fail(path, "$ref", f"the keywords beside the reference {ref!r} and its target "
                      f"disagree on {key!r}; strict mode has no allOf to keep both")  # fmt: skip
+    ctx.grow(path, json_size(body))  # compiled again here, so it counts as built again
     ctx.note(path, "$ref", "inlined", f"inlined {ref} to merge the keywords beside it")
     return {**body, **siblings}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 from collections.abc import Mapping
@@ -9,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, NoReturn
 
 from forge.core.errors import SchemaConversionError
+from forge.tools.formats.limits import MAX_BUILT_SCHEMA
 from forge.tools.formats.report import ChangeAction, ConversionReport, Errors, SchemaChange
 from forge.tools.schema._param_table import PRIMITIVES
 from forge.tools.values._readonly import DICTS
@@ -43,7 +45,8 @@ class Context:
     """The state of one conversion: who, for whom, and what changed."""
 
     __slots__ = (
-        "changes", "enum_values", "errors", "provider", "root", "strict", "tool", "visited",
+        "built", "changes", "enum_values", "errors", "provider", "root", "strict", "tool",
+        "visited",
     )  # fmt: skip
 
     def __init__(self, tool: str, provider: str, strict: bool, errors: Errors = "report") -> None:
@@ -59,12 +62,30 @@ class Context:
         """How many schema nodes a compiler walked (a cheap bound on sizes)."""
         self.enum_values = 0
         """How many enum values a compiler kept."""
+        self.built = 0
+        """The size (characters, about) of what inlining built so far, and of the report."""
 
     def note(self, path: Path, keyword: str, action: ChangeAction, detail: str) -> None:
-        """Record a change."""
-        self.changes.append(
-            SchemaChange(path=pointer(path), keyword=keyword, action=action, detail=detail)
-        )
+        """Record a change (its line counts as built: see `grow`)."""
+        where = pointer(path)
+        self.built += len(where) + len(detail)
+        self.changes.append(SchemaChange(path=where, keyword=keyword, action=action, detail=detail))
+
+    def grow(self, path: Path, size: int) -> None:
+        """Count ``size`` more characters built; past `MAX_BUILT_SCHEMA`, fail.
+
+        Every walk that builds a schema out of references (where definitions that
+        refer to each other twice over grow exponentially) counts here, so one
+        tool's schema never costs more than this bound, whatever it refers to.
+        """
+        self.built += size
+        if self.built > MAX_BUILT_SCHEMA:
+            self.fail(
+                path, "$ref",
+                f"inlining every reference would build a schema of over {MAX_BUILT_SCHEMA:,} "
+                "characters (the definitions refer to each other over and over); keep the "
+                "references, or define the repeated parts once",
+            )  # fmt: skip
 
     def fail(self, path: Path, keyword: str, reason: str) -> NoReturn:
         """Raise `SchemaConversionError` naming the tool, keyword and provider."""
@@ -184,15 +205,40 @@ def inline_refs(schema: Any, ctx: Context, path: Path = (), stack: tuple[str, ..
         body = inline_refs(target, ctx, path, (*stack, ref))
         if isinstance(body, dict):
             body = {k: v for k, v in body.items() if k not in ("$defs", "definitions")}
-            return {**body, **{k: inline_refs(v, ctx, child(path, k), stack)
+            for key, value in merged.items():
+                ctx.grow(path, len(key) + 4 + _leaf_size(key, value))
+            return {**body, **{k: _inline_value(k, v, ctx, child(path, k), stack)
                                for k, v in merged.items()}}  # fmt: skip
         return body
     out: Schema = {}
+    ctx.grow(path, 2)
     for key, value in schema.items():
         if key in ("$defs", "definitions"):
             continue
+        ctx.grow(path, len(key) + 4 + _leaf_size(key, value))
         out[key] = _inline_value(key, value, ctx, child(path, key), stack)
     return out
+
+
+def _leaf_size(key: str, value: Any) -> int:
+    """The characters of JSON ``value`` adds, not counting the subschemas in it."""
+    if key in SCHEMA_MAPS and isinstance(value, Mapping):
+        return sum(len(str(k)) + 4 for k in value)
+    if key in SCHEMA_LISTS or key in SCHEMA_ONE:
+        return len(value) + 2 if isinstance(value, list) else 0
+    if isinstance(value, str):
+        return len(value) + 2
+    if value is None or isinstance(value, bool | int | float):
+        return 5
+    return json_size(value)
+
+
+def json_size(value: Any) -> int:
+    """The length of ``value`` as JSON (of its text where JSON cannot hold it)."""
+    try:
+        return len(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return len(str(value))
 
 
 def _inline_value(key: str, value: Any, ctx: Context, path: Path, stack: tuple[str, ...]) -> Any:
@@ -203,18 +249,27 @@ def _inline_value(key: str, value: Any, ctx: Context, path: Path, stack: tuple[s
     return value
 
 
-def accepts_null(schema: Any, root: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> bool:
-    """Return whether ``null`` is (obviously) a valid value for ``schema``."""
+def accepts_null(schema: Any, root: Mapping[str, Any]) -> bool:
+    """Return whether ``null`` is (obviously) a valid value for ``schema``.
+
+    Each reference is followed once (its answer is remembered), so definitions that
+    refer to each other over and over cost one look each.
+    """
+    return _accepts_null(schema, root, {})
+
+
+def _accepts_null(schema: Any, root: Mapping[str, Any], known: dict[str, bool]) -> bool:
     if schema is True or (isinstance(schema, Mapping) and not _constrains(schema)):
         return True
     if not isinstance(schema, Mapping):
         return False
     ref = schema.get("$ref")
-    if isinstance(ref, str) and ref not in seen:
-        try:
-            return accepts_null(resolve(root, ref), root, seen | {ref})
-        except LookupError:
-            return False
+    if isinstance(ref, str):
+        if ref not in known:
+            known[ref] = False  # while it is being looked at: a cycle adds nothing
+            with contextlib.suppress(LookupError):
+                known[ref] = _accepts_null(resolve(root, ref), root, known)
+        return known[ref]
     kind = schema.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
         return "enum" not in schema or None in schema["enum"]
@@ -222,7 +277,7 @@ def accepts_null(schema: Any, root: Mapping[str, Any], seen: frozenset[str] = fr
         return schema["const"] is None
     branches = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(branches, list):
-        return any(accepts_null(b, root, seen) for b in branches)
+        return any(_accepts_null(b, root, known) for b in branches)
     return kind is None and "enum" in schema and None in schema["enum"]
 
 

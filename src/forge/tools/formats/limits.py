@@ -43,7 +43,18 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["LIMITS", "OPENAI_STRICT", "ProviderLimits", "StrictLimits", "shorten"]
+__all__ = [
+    "LIMITS", "MAX_BUILT_SCHEMA", "OPENAI_STRICT", "ProviderLimits", "StrictLimits", "shorten",
+]  # fmt: skip
+
+#: The largest schema (in characters of compact JSON, about) a conversion builds for one tool
+#: by inlining references. Definitions that each refer to the next twice double at every
+#: level, so a 2 KB schema could otherwise grow to gigabytes. Past it the tool goes as its
+#: JSON Schema unchanged where the provider takes one (Gemini's ``parametersJsonSchema``,
+#: the non-strict modes), else it is left out and reported. 250,000 characters (some 80,000
+#: tokens) is more than a model can usefully read of one tool, and than OpenAI's strict mode
+#: takes (120,000 characters of names and values).
+MAX_BUILT_SCHEMA = 250_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -178,10 +178,14 @@ def _parameters(schema: Mapping[str, Any]) -> str:
     properties = schema.get("properties") or {}
     if not properties:
         return "none"
-    return ", ".join(f"{name} ({_type_of(prop, schema)})" for name, prop in properties.items())
+    known: dict[str, str] = {}
+    return ", ".join(
+        f"{name} ({_type_of(prop, schema, known)})" for name, prop in properties.items()
+    )
 
 
-def _type_of(prop: Any, root: Mapping[str, Any]) -> str:
+def _type_of(prop: Any, root: Mapping[str, Any], known: dict[str, str]) -> str:
+    """The type text of ``prop``; ``known`` holds each reference's (read once: no fan-out)."""
     if not isinstance(prop, Mapping):
         return "any"
     if "enum" in prop:
@@ -193,15 +197,19 @@ def _type_of(prop: Any, root: Mapping[str, Any]) -> str:
         return "|".join(str(k) for k in kind)
     if isinstance(kind, str):
         if kind == "array" and isinstance(prop.get("items"), Mapping):
-            return f"array of {_type_of(prop['items'], root)}"
+            return f"array of {_type_of(prop['items'], root, known)}"
         return kind
     for key in ("anyOf", "oneOf"):
         if isinstance(prop.get(key), list):
-            return "|".join(dict.fromkeys(_type_of(p, root) for p in prop[key]))
-    if isinstance(prop.get("$ref"), str):
-        return _type_of(_resolve(prop["$ref"], root), root) if prop["$ref"] != "#" else "object"
+            return "|".join(dict.fromkeys(_type_of(p, root, known) for p in prop[key]))
+    ref = prop.get("$ref")
+    if isinstance(ref, str):
+        if ref not in known:
+            known[ref] = "object"  # while it is being read: a cycle is an object
+            known[ref] = "object" if ref == "#" else _type_of(_resolve(ref, root), root, known)
+        return known[ref]
     if isinstance(prop.get("allOf"), list) and len(prop["allOf"]) == 1:
-        return _type_of(prop["allOf"][0], root)
+        return _type_of(prop["allOf"][0], root, known)
     return "any"
 
 

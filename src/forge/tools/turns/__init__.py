@@ -159,8 +159,9 @@ def read_turn(response: Any, provider: str | None = None) -> AssistantTurn:
         found = _READERS[name](response, name)
         if name in ("openai", "mistral"):
             found = [chat.with_call_ids(found[0], calls)]
+        text, revealed = _TEXTS[name](found), _revealed(found, name)
     return AssistantTurn(provider=name, items=tuple(found), calls=tuple(calls),
-                         text=_TEXTS[name](found), revealed=_revealed(found, name))  # fmt: skip
+                         text=text, revealed=revealed)  # fmt: skip
 
 
 class TurnBuilder:
@@ -221,9 +222,9 @@ class TurnBuilder:
         with _shape_errors(f"the {self.provider} stream's events do not make a turn forge-tools "
                            "reads"):  # fmt: skip
             found = self._builder.items(calls)
-            text = _TEXTS[self.provider](found)
+            text, revealed = _TEXTS[self.provider](found), _revealed(found, self.provider)
         return AssistantTurn(provider=self.provider, items=tuple(found), calls=tuple(calls),
-                             text=text, revealed=_revealed(found, self.provider))  # fmt: skip
+                             text=text, revealed=revealed)  # fmt: skip
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forge.tools.turns._plain import field, plain, plain_list
+from forge.tools.turns._plain import field, plain, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["ChatBuilder", "assistant_message", "chat_message", "content_text", "with_call_ids"]
@@ -109,7 +109,7 @@ def content_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "".join(
-            part.get("text") or "" for part in content
+            text_of(part, "a text part of the message") for part in content
             if isinstance(part, Mapping) and part.get("type") == "text"
         )  # fmt: skip
     return ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from forge.tools.parsing import ToolCallFormatError
 from forge.tools.turns._plain import field, plain, plain_list, text_of
 from forge.tools.values.calls import ToolCall
 
@@ -36,9 +37,20 @@ def text(turn: list[dict[str, Any]]) -> str:
     """The text of the message items (what the SDK's ``output_text`` gives)."""
     return "".join(
         text_of(part, "an output_text part") for item in turn if item.get("type") == "message"
-        for part in item.get("content") or () if isinstance(part, Mapping)
+        for part in _parts(item.get("content")) if isinstance(part, Mapping)
         and part.get("type") == "output_text"
     )  # fmt: skip
+
+
+def _parts(content: Any) -> list[Any] | tuple[Any, ...]:
+    """The parts of a message item's ``content`` (a list; text has no output_text parts)."""
+    if content is None or isinstance(content, str):
+        return ()
+    if not isinstance(content, list | tuple):
+        raise ToolCallFormatError(f"the content of a message item is {type(content).__name__}"
+                                  ", not a list of parts; pass the response as the SDK "
+                                  "returns it")  # fmt: skip
+    return content
 
 
 class ResponsesBuilder:

@@ -261,3 +261,30 @@ def test_shutdown_ends_open_streams_and_no_catalog_means_no_page() -> None:
         server.stop()
         rest = list(lines)
     assert all(not line.startswith("event:") for line in rest)
+
+
+def test_pages_of_a_fan_out_schema_stay_small_and_the_catalog_answers(served: Served) -> None:
+    """Six concurrent pages of a 2 KB schema doubling at each of 16 levels: each is small,
+    Gemini's entry holds the schema whole, and the tool list still answers meanwhile."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from forge.tools import from_record
+    from tests.unit.tools.formats.test_schema_bombs import SCHEMAS
+
+    schema = SCHEMAS["properties"]
+    bomb = from_record({"name": "fan_out", "description": "Fan-out references.",
+                        "parameters": schema, "handler": lambda **_: None})  # fmt: skip
+    served.registry.register(bomb)
+    try:
+        with served.client() as client, ThreadPoolExecutor(6) as pool:
+            pages = list(pool.map(lambda _: client.get("/api/tools/fan_out", timeout=60), range(6)))
+            listing = client.get("/api/tools", timeout=60)
+        assert listing.status_code == 200
+        assert "fan_out" in listing.text
+        for page in pages:
+            assert page.status_code == 200
+            assert len(page.content) < 200_000
+            gemini = next(p for p in page.json()["providers"] if p["id"] == "gemini")
+            assert gemini["default"]["parametersJsonSchema"] == schema
+    finally:
+        served.registry.deregister("fan_out")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from forge.tools import ToolRegistry, tool
+from forge.tools import Tool, ToolRegistry, from_record, tool
 
 
 @tool
@@ -58,3 +58,22 @@ def test_a_failing_on_change_is_logged_not_raised() -> None:
     session = ToolRegistry([get_weather]).deferred("mcp", on_change=broken)
     session.reveal(["get_weather"])
     assert session.discard(["get_weather"]) == ["get_weather"]
+
+
+def test_the_size_cache_does_not_grow_with_churn() -> None:
+    """Tools coming and going (a gateway's servers) leave no sizes behind in the session."""
+    registry = ToolRegistry([clock])
+    session = registry.deferred("openai", max_tokens=5000, max_active=4, search_limit=2)
+
+    def record(i: int) -> Tool:
+        return from_record({"name": f"record_{i}", "description": f"Fetch archive record {i}.",
+                            "handler": lambda: i})  # fmt: skip
+
+    for i in range(300):
+        registry.register(record(i))
+        assert f"record_{i}" in [t.name for t in session.search(f"archive record {i}")]
+        registry.deregister(f"record_{i}")
+    assert session.estimated_tokens() > 0
+    version, sizes = session._sizes  # the cache itself: nothing else shows its size
+    assert version == registry.version
+    assert len(sizes) <= 4 + 1  # at most the revealed tools (gone now) and the pinned

@@ -3,6 +3,7 @@ error naming the problem, never anything else (issue 15)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from forge.core.errors import ForgeError
-from forge.tools import TurnBuilder, read_turn
+from forge.tools import ToolCallFormatError, ToolExecutor, ToolRegistry, TurnBuilder, read_turn
 from forge.tools.turns import TURN_PROVIDERS
 
 KEYS = st.sampled_from([
@@ -100,3 +101,29 @@ def test_stream_turn_refuses_a_whole_response(whole: Any) -> None:
 
     with pytest.raises(TypeError, match="run_turn"):
         ToolRegistry().stream_turn(whole)
+
+
+WRONG_CONTENT = [
+    ({"output": [{"type": "message", "role": "assistant", "content": True}]}, "openai-responses"),
+    ({"output": [{"type": "message", "role": "assistant", "content": 5}]}, "openai-responses"),
+    ({"output": [{"type": "message", "role": "assistant", "content": True}]}, None),
+    ({"choices": [{"message": {"role": "assistant",
+                               "content": [{"type": "text", "text": ["a"]}]}}]}, "openai"),
+    ({"choices": [{"message": {"role": "assistant",
+                               "content": [{"type": "text", "text": {"a": 1}}]}}]}, None),
+    ({"message": {"role": "assistant", "content": [{"type": "text", "text": ["a"]}]}}, "ollama"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("response", "provider"), WRONG_CONTENT)
+def test_content_or_text_parts_of_the_wrong_type_are_format_errors(
+    response: Any, provider: str | None
+) -> None:
+    """read_turn and run_turn (sync and async) raise ToolCallFormatError, not TypeError."""
+    registry = ToolRegistry()
+    with pytest.raises(ToolCallFormatError, match="not a"):
+        read_turn(response, provider)
+    with pytest.raises(ToolCallFormatError, match="not a"):
+        registry.run_turn(response, provider=provider)
+    with pytest.raises(ToolCallFormatError, match="not a"):
+        asyncio.run(ToolExecutor(registry).run_turn(response, provider=provider))

@@ -411,3 +411,28 @@ def test_arguments_that_are_not_json_are_captured_as_text(telemetry: Telemetry) 
     executor(telemetry, capture_arguments=True).run_sync("add", looped)
     (span,) = telemetry.spans()
     assert str((span.attributes or {})["gen_ai.tool.call.arguments"]).startswith("{'a': 1")
+
+
+def test_spans_hooks_and_metrics_see_the_secret_redacted(
+    telemetry: Telemetry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A secret from the environment in a failure is redacted in the span and for every hook."""
+    secret = "sk-live-9c8b7a6d5e4f"
+    monkeypatch.setenv("SERVICE_API_TOKEN", secret)
+    seen: list[str] = []
+
+    class Recorder:
+        def after_call(self, call: object, result: ToolResult) -> None:
+            seen.append(result.error or "")
+
+    ex = ToolExecutor(ToolRegistry([explode]), hooks=[telemetry.hook(), Recorder()])
+    result = ex.execute_call_sync(ToolCall("c1", "explode", {"reason": f"auth {secret} refused"}))
+    assert secret not in (result.error or "")
+    (span,) = telemetry.spans()
+    assert span.status.description is not None
+    assert "SERVICE_API_TOKEN" in span.status.description
+    recorded = [span.status.description, *map(str, (span.attributes or {}).values()), *seen]
+    recorded += [str(dict(key)) for key in telemetry.points("forge.tool.calls")]
+    assert not [text for text in recorded if secret in text]
+    assert len(seen) == 1
+    assert "SERVICE_API_TOKEN" in seen[0]
