@@ -218,6 +218,7 @@ class _Built:
 
     def add(self, op: Any, settings: Any) -> None:
         from forge.tools.config.openapi._operations import operation_definition
+        from forge.tools.config.openapi._schemas import RefBomb
         from forge.tools.config.openapi._security import Unsupported
 
         label = op.label + (f" ({op.spec['operationId']})" if op.spec.get("operationId") else "")
@@ -225,6 +226,8 @@ class _Built:
         try:
             definition = operation_definition(op, name, settings)
             tool = self._build(definition)
+        except RefBomb:
+            raise
         except (Unsupported, OpenAPIError, ToolDefinitionError) as exc:
             self.skipped.append(
                 SkippedOperation(operation=label, where=op.where, reason=_reason(exc))

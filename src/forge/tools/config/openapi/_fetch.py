@@ -1,0 +1,133 @@
+"""Reading an OpenAPI document from an ``http(s)`` URL, within a size limit and a deadline.
+
+The host name is resolved once and every address checked as HTTP tools check
+theirs; the connection then goes to a checked address (the name is kept for the
+``Host`` header and TLS), so a second DNS answer cannot swap in another one.
+The body is read in chunks and dropped as soon as it passes `MAX_DOCUMENT_BYTES`
+or the whole exchange passes `FETCH_DEADLINE`. Redirects are not followed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import time
+from typing import TYPE_CHECKING, Any
+
+from forge.tools.config.openapi._errors import OpenAPIError
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["FETCH_DEADLINE", "MAX_DOCUMENT_BYTES", "fetch"]
+
+MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
+"""The largest document read (a file or a response body), in bytes."""
+FETCH_DEADLINE = 30.0
+"""Seconds for the whole fetch of a document: connecting, the headers and every chunk."""
+
+
+class _Expired(Exception):
+    """The deadline passed (internal: becomes an `OpenAPIError`)."""
+
+
+def fetch(url: str, allow_private: Any) -> str:
+    """GET the document at ``url`` from a checked address.
+
+    Raises:
+        OpenAPIError: The host does not resolve or resolves to a refused address,
+            the server fails or answers other than 200, or the body passes the
+            size limit or the deadline.
+    """
+    import httpx
+
+    deadline = time.monotonic() + FETCH_DEADLINE
+    target = httpx.URL(url)
+    addresses = _checked_addresses(url, target, allow_private)
+    try:
+        with httpx.Client(trust_env=False, follow_redirects=False) as client:
+            return _get(client, url, target, addresses, deadline)
+    except (_Expired, httpx.TimeoutException):
+        raise OpenAPIError(
+            url, "", f"fetching the document took longer than {FETCH_DEADLINE:g} s (the "
+            "limit); download it and import the file",
+        ) from None  # fmt: skip
+    except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
+        raise OpenAPIError(url, "", f"cannot fetch the document: {exc}") from None
+
+
+def _checked_addresses(url: str, target: httpx.URL, allow_private: Any) -> list[str]:
+    from forge.tools.config._network import NetworkPolicy, address_refusal
+
+    port = target.port or (443 if target.scheme == "https" else 80)
+    try:
+        policy = NetworkPolicy.coerce(allow_private)
+        infos = socket.getaddrinfo(target.host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise OpenAPIError(url, "", f"cannot resolve the host: {exc}") from None
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    for text in addresses:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+        reason = address_refusal(address)
+        if reason is not None and not policy.allows(address):
+            raise OpenAPIError(
+                url, "", f"the host resolves to the {reason} address {address}; pass "
+                "allow_private_network (--allow-private-network) to read it",
+            )  # fmt: skip
+    if not addresses:
+        raise OpenAPIError(url, "", "cannot resolve the host: no address")
+    return addresses
+
+
+def _get(
+    client: httpx.Client, url: str, target: httpx.URL, addresses: list[str], deadline: float
+) -> str:
+    import httpx
+
+    extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    for position, address in enumerate(addresses, start=1):
+        request = client.build_request(
+            "GET", target.copy_with(host=address), headers={"Host": target.netloc.decode("ascii")},
+            timeout=_remaining(deadline), extensions=extensions,
+        )  # fmt: skip
+        try:
+            response = client.send(request, stream=True)
+        except httpx.ConnectError:
+            if position == len(addresses):
+                raise
+            continue
+        try:
+            return _body(response, url, deadline)
+        finally:
+            response.close()
+    raise AssertionError("unreachable: the last address raises or returns")
+
+
+def _body(response: httpx.Response, url: str, deadline: float) -> str:
+    if response.status_code != 200:
+        raise OpenAPIError(url, "", f"fetching the document returned HTTP {response.status_code}")
+    too_large = OpenAPIError(
+        url, "", f"the document is larger than {MAX_DOCUMENT_BYTES:,} bytes (the limit); "
+        "import a smaller one (only the operations you need)",
+    )  # fmt: skip
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_DOCUMENT_BYTES:
+        raise too_large
+    data = bytearray()
+    for chunk in response.iter_bytes():
+        data.extend(chunk)
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise too_large
+        _remaining(deadline)
+    try:
+        return data.decode(response.charset_encoding or "utf-8")
+    except (LookupError, UnicodeDecodeError) as exc:
+        raise OpenAPIError(url, "", f"the document is not text in its encoding: {exc}") from None
+
+
+def _remaining(deadline: float) -> float:
+    """Seconds until ``deadline``; raises `_Expired` once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _Expired
+    return left
