@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import Any
 
 from forge.tools.config._limits import MAX_ALIAS_NODES, MAX_DEPTH, Refused
 from forge.tools.config.openapi._errors import OpenAPIError, pointer
@@ -53,19 +53,25 @@ class _Plain:
     def _container(self, value: Mapping[Any, Any] | list[Any] | tuple[Any, ...], path: Any) -> Any:
         key = id(value)
         if key in self.done:
-            copy, size = self.done[key]
+            made, size = self.done[key]
             self.shared += size
             if self.shared > MAX_ALIAS_NODES:
-                self._fail(path, f"shared values (YAML aliases) expand to more than "
-                                 f"{MAX_ALIAS_NODES:,} nodes (the limit); write the values out, "
-                                 "or share smaller ones")  # fmt: skip
+                raise self._error(
+                    path, f"shared values (YAML aliases) expand to more than "
+                    f"{MAX_ALIAS_NODES:,} nodes (the limit); write the values out, or share "
+                    "smaller ones",
+                )  # fmt: skip
             self.size += size
-            return copy
+            return made
         if key in self.open:
-            self._fail(path, "the value contains itself (a recursive YAML alias); write it out")
+            raise self._error(
+                path, "the value contains itself (a recursive YAML alias); write it out"
+            )
         if len(path) >= MAX_DEPTH:
-            self._fail(path, f"the document nests more than {MAX_DEPTH} levels deep (the "
-                             "limit); flatten it")  # fmt: skip
+            raise self._error(
+                path, f"the document nests more than {MAX_DEPTH} levels deep (the limit); "
+                "flatten it",
+            )  # fmt: skip
         self.open.add(key)
         self.keep.append(value)
         before = self.size
@@ -83,8 +89,10 @@ class _Plain:
         for raw, item in value.items():
             name = self._key(raw, path)
             if name in out:
-                self._fail((*path, name), f"the key {name!r} appears twice (once unquoted in "
-                                          "YAML, perhaps); keep one")  # fmt: skip
+                reason = (
+                    f"the key {name!r} appears twice (once unquoted in YAML, perhaps); keep one"
+                )
+                raise self._error((*path, name), reason)
             out[name] = self.convert(item, (*path, name))
         return out
 
@@ -95,7 +103,7 @@ class _Plain:
             return {True: "true", False: "false", None: "null"}[raw]
         if isinstance(raw, int | float | datetime.date):
             return str(self._scalar(raw, path))
-        self._fail(path, f"a key is a {type(raw).__name__}; keys must be strings")
+        raise self._error(path, f"a key is a {type(raw).__name__}; keys must be strings")
 
     def _scalar(self, value: Any, path: tuple[str, ...]) -> Any:
         if value is None or isinstance(value, bool | int):
@@ -104,21 +112,24 @@ class _Plain:
             return self._text(value, path)
         if isinstance(value, float):
             if not math.isfinite(value):
-                self._fail(path, f"{value} is not a JSON number; use a finite number")
+                raise self._error(path, f"{value} is not a JSON number; use a finite number")
             return value
         if isinstance(value, datetime.date):  # an unquoted YAML date: the text it was
             return value.isoformat()
         if isinstance(value, Refused):
-            self._fail(path, value.reason)
-        self._fail(path, f"a {type(value).__name__} value is not JSON (a YAML !!binary or "
-                         "!!set, or a Python object); write it as a string, list or mapping")  # fmt: skip
+            raise self._error(path, value.reason)
+        raise self._error(
+            path, f"a {type(value).__name__} value is not JSON (a YAML !!binary or !!set, or "
+            "a Python object); write it as a string, list or mapping",
+        )  # fmt: skip
 
     def _text(self, text: str, path: tuple[str, ...]) -> str:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
-            self._fail(path, "a string holds a lone surrogate (not Unicode text); remove it")
+            reason = "a string holds a lone surrogate (not Unicode text); remove it"
+            raise self._error(path, reason) from None
         return text
 
-    def _fail(self, path: tuple[str, ...], reason: str) -> NoReturn:
-        raise OpenAPIError(self.source, pointer(path), reason)
+    def _error(self, path: tuple[str, ...], reason: str) -> OpenAPIError:
+        return OpenAPIError(self.source, pointer(path), reason)
