@@ -294,7 +294,7 @@ def server_url(server: Mapping[str, Any], source: str, where: str) -> str:
             source, where, f"the server URL {url!r} is not absolute; pass base_url "
             "(--base-url) with the API's address",
         )  # fmt: skip
-    return literal(url)
+    return literal(url).replace("{", "%7B").replace("}", "%7D")  # no {param} in a server
 
 
 def literal(text: str) -> str:
