@@ -37,6 +37,7 @@ from tests.fuzz.strategies import (
     argument_texts,
     chunks,
     config_texts,
+    openapi_documents,
     parameter_schemas,
 )
 
@@ -157,6 +158,26 @@ def check_export(schema: Any) -> None:
             sdk[provider](item)
 
 
+def check_openapi(case: tuple[str, Any]) -> None:
+    """A mutated OpenAPI document gives tools or raises `OpenAPIError`, nothing else."""
+    from forge.tools.config.openapi import OpenAPIError, import_openapi
+
+    kind, document = case
+    try:
+        if kind == "mapping":
+            result = import_openapi(document)
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / f"openapi.{kind}"
+                path.write_text(document, encoding="utf-8", errors="surrogatepass")
+                result = import_openapi(path)
+    except OpenAPIError as exc:
+        assert exc.reason  # noqa: PT017 (a fuzz check, not a test)
+        return
+    assert len(result.tools) == len(result.definitions)
+    assert len(result.tools) + len(result.skipped) == result.selected
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -179,6 +200,8 @@ def _targets() -> dict[str, Target]:
                "normalize_definition and from_record"),
         Target("export", parameter_schemas(), check_export,
                "every provider export, plain and strict, against the SDK types"),
+        Target("openapi-documents", openapi_documents(), check_openapi,
+               "import_openapi on mutated documents (mapping, JSON, YAML)"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

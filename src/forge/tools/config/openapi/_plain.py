@@ -20,6 +20,8 @@ from forge.tools.config.openapi._errors import OpenAPIError, pointer
 
 __all__ = ["plain"]
 
+_MAX_INT_BITS = 14_000  # about 4,214 digits: below the 4,300 that int() and str() take
+
 
 def plain(value: Any, source: str) -> Any:
     """``value`` as JSON values: string keys, lists, finite numbers, valid Unicode.
@@ -106,7 +108,15 @@ class _Plain:
         raise self._error(path, f"a key is a {type(raw).__name__}; keys must be strings")
 
     def _scalar(self, value: Any, path: tuple[str, ...]) -> Any:
-        if value is None or isinstance(value, bool | int):
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, int):
+            if value.bit_length() > _MAX_INT_BITS:
+                digits = int(value.bit_length() * math.log10(2))
+                raise self._error(
+                    path, f"an integer of about {digits} digits is longer than Python reads "
+                    "(4300 digits); write it as a string or a smaller number",
+                )  # fmt: skip
             return value
         if isinstance(value, str):
             return self._text(value, path)

@@ -188,6 +188,7 @@ def test_mutated_mappings_raise_only_openapi_error() -> None:
         ({"openapi": "3.0.3", "x": object()}, "object value is not JSON"),
         ({"openapi": "3.0.3", ("a", 1): 1}, "a key is a tuple"),
         ({"openapi": "3.0.3", "x": "\udcff"}, "lone surrogate"),
+        ({"openapi": "3.0.3", "x": [10**5000]}, "longer than Python reads"),
     ]:  # fmt: skip
         with pytest.raises(OpenAPIError, match=match):
             import_openapi(document)
