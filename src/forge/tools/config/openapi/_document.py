@@ -1,6 +1,10 @@
 """Reading an OpenAPI document (file, URL or mapping) and checking it before conversion.
 
-The document is checked in three steps: its ``openapi`` version (3.0 or 3.1),
+Files and URLs are read up to `_fetch.MAX_DOCUMENT_BYTES` (a URL also within a
+deadline, from the address that was checked), YAML with the configuration
+files' bounded loader, and every document becomes plain JSON values within
+the configuration files' limits (`_plain`). The document is then checked in
+three steps: its ``openapi`` version (3.0 or 3.1),
 that every ``$ref`` points inside the document (nothing is fetched while
 converting), and its structure against the OpenAPI schema of its version
 (``openapi-spec-validator``), whose first error is raised with its path in the

@@ -4,7 +4,8 @@ The host name is resolved once and every address checked as HTTP tools check
 theirs; the connection then goes to a checked address (the name is kept for the
 ``Host`` header and TLS), so a second DNS answer cannot swap in another one.
 The body is read in chunks and dropped as soon as it passes `MAX_DOCUMENT_BYTES`
-or the whole exchange passes `FETCH_DEADLINE`. Redirects are not followed.
+or the whole exchange passes `FETCH_DEADLINE` (give or take one `STALL`, the
+longest a single read may wait). Redirects are not followed.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 """The largest document read (a file or a response body), in bytes."""
 FETCH_DEADLINE = 30.0
 """Seconds for the whole fetch of a document: connecting, the headers and every chunk."""
+STALL = 5.0
+"""The longest wait for any one step (a chunk, say): the deadline is checked between steps."""
 
 
 class _Expired(Exception):
@@ -48,12 +51,17 @@ def fetch(url: str, allow_private: Any) -> str:
         with httpx.Client(trust_env=False, follow_redirects=False) as client:
             return _get(client, url, target, addresses, deadline)
     except (_Expired, httpx.TimeoutException):
-        raise OpenAPIError(
-            url, "", f"fetching the document took longer than {FETCH_DEADLINE:g} s (the "
-            "limit); download it and import the file",
-        ) from None  # fmt: skip
+        raise _timeout(url, deadline) from None
     except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
         raise OpenAPIError(url, "", f"cannot fetch the document: {exc}") from None
+
+
+def _timeout(url: str, deadline: float) -> OpenAPIError:
+    if time.monotonic() >= deadline:
+        reason = f"fetching the document took longer than {FETCH_DEADLINE:g} s (the limit)"
+    else:
+        reason = f"the server sent nothing for {STALL:g} s (the limit)"
+    return OpenAPIError(url, "", reason + "; download the document and import the file")
 
 
 def _checked_addresses(url: str, target: httpx.URL, allow_private: Any) -> list[str]:
@@ -88,7 +96,7 @@ def _get(
     for position, address in enumerate(addresses, start=1):
         request = client.build_request(
             "GET", target.copy_with(host=address), headers={"Host": target.netloc.decode("ascii")},
-            timeout=_remaining(deadline), extensions=extensions,
+            timeout=min(_remaining(deadline), STALL), extensions=extensions,
         )  # fmt: skip
         try:
             response = client.send(request, stream=True)

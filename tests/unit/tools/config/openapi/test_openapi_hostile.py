@@ -292,6 +292,22 @@ def test_a_trickled_remote_document_stops_at_the_deadline(
 
 
 @pytest.mark.slow  # a server thread
+def test_a_stalled_remote_document_stops_at_the_stall_limit(
+    raw_server: Callable[..., _RawServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that goes quiet after its headers is given up on well before the deadline."""
+    monkeypatch.setattr(fetch_module, "STALL", 0.2)
+
+    def quiet(sock: socket.socket, stop: threading.Event) -> None:
+        sock.sendall(_HEADERS + b"openapi: 3.0.3\n")
+        stop.wait(60)
+
+    server = raw_server(quiet)
+    with pytest.raises(OpenAPIError, match=r"sent nothing for 0\.2 s \(the limit\)"):
+        import_openapi(f"http://127.0.0.1:{server.port}/doc.yaml", allow_private_network=LOCAL)
+
+
+@pytest.mark.slow  # a server thread
 def test_the_fetch_connects_to_the_address_that_was_checked(
     raw_server: Callable[..., _RawServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
