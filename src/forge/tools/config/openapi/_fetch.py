@@ -20,6 +20,8 @@ from forge.tools.config.openapi._errors import OpenAPIError
 if TYPE_CHECKING:
     import httpx
 
+    from forge.tools.config._network import NetworkPolicy
+
 __all__ = ["FETCH_DEADLINE", "MAX_DOCUMENT_BYTES", "fetch"]
 
 MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
@@ -44,9 +46,15 @@ def fetch(url: str, allow_private: Any) -> str:
     """
     import httpx
 
+    from forge.tools.config._network import NetworkPolicy
+
+    policy = NetworkPolicy.coerce(allow_private)
     deadline = time.monotonic() + FETCH_DEADLINE
-    target = httpx.URL(url)
-    addresses = _checked_addresses(url, target, allow_private)
+    try:
+        target = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise OpenAPIError(url, "", f"not a valid URL: {exc}") from None
+    addresses = _checked_addresses(url, target, policy)
     try:
         with httpx.Client(trust_env=False, follow_redirects=False) as client:
             return _get(client, url, target, addresses, deadline)
@@ -64,12 +72,11 @@ def _timeout(url: str, deadline: float) -> OpenAPIError:
     return OpenAPIError(url, "", reason + "; download the document and import the file")
 
 
-def _checked_addresses(url: str, target: httpx.URL, allow_private: Any) -> list[str]:
-    from forge.tools.config._network import NetworkPolicy, address_refusal
+def _checked_addresses(url: str, target: httpx.URL, policy: NetworkPolicy) -> list[str]:
+    from forge.tools.config._network import address_refusal
 
     port = target.port or (443 if target.scheme == "https" else 80)
     try:
-        policy = NetworkPolicy.coerce(allow_private)
         infos = socket.getaddrinfo(target.host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError, ValueError) as exc:
         raise OpenAPIError(url, "", f"cannot resolve the host: {exc}") from None
