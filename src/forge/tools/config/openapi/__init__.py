@@ -121,7 +121,7 @@ def import_openapi(
         raise MissingDependencyError("openapi-spec-validator", "openapi") from exc
     from forge.tools.config.openapi._document import read_document
 
-    _check_variables(security_env or {})
+    _check_variables(env_prefix, security_env or {})
     document = read_document(source, allow_private_network=allow_private_network)
     result = _convert(
         document, base_url=base_url, filters=(include, exclude, tags), env_prefix=env_prefix,
@@ -183,9 +183,14 @@ def _settings(
     )  # fmt: skip
 
 
-def _check_variables(security_env: Mapping[str, str]) -> None:
+def _check_variables(env_prefix: str | None, security_env: Mapping[str, str]) -> None:
     from forge.tools.config.openapi._security import VARIABLE
 
+    if env_prefix is not None and not re.search("[A-Za-z0-9]", env_prefix):
+        raise OpenAPIError(
+            "env_prefix", "", f"{env_prefix!r} has no letter or digit, so the document's scheme "
+            "names alone would choose the variables; pass a prefix such as 'PETSTORE'",
+        )  # fmt: skip
     for scheme, variable in security_env.items():
         if not isinstance(variable, str) or not VARIABLE.fullmatch(variable):
             raise OpenAPIError(

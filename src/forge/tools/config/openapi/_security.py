@@ -22,11 +22,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Auth", "Unsupported", "env_name", "pick_auth"]
+__all__ = ["VARIABLE", "Auth", "Unsupported", "env_name", "pick_auth"]
 
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP header or cookie name
 VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""An environment variable name a caller may give."""
 
 
 class Unsupported(Exception):

@@ -93,6 +93,8 @@ def test_credentials_come_only_from_the_variables_the_caller_names() -> None:
     assert "not a valid name" in skip.reason
     with pytest.raises(OpenAPIError, match="'\\$\\{X\\}' is not an environment variable name"):
         import_openapi(document, security_env={"api_key": "${X}"})
+    with pytest.raises(OpenAPIError, match="'_' has no letter or digit"):
+        import_openapi(document, env_prefix="_")
 
 
 # The configuration files' limits: aliases, depth; $refs inlined.
