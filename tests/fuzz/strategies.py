@@ -493,3 +493,103 @@ def turn_messages(draw: st.DrawFn) -> tuple[Any, str | None]:
     if draw(st.booleans()):
         response = dumps(response)
     return response, draw(st.sampled_from([None, provider]))
+
+
+_OPENAPI_BASE: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Shop", "version": "1"},
+    "servers": [{"url": "https://{host}/v1",
+                 "variables": {"host": {"default": "api.example.com"}}}],
+    "security": [{"key": []}],
+    "paths": {
+        "/items/{id}": {
+            "parameters": [{"name": "id", "in": "path", "required": True,
+                            "schema": {"type": "integer"}}],
+            "get": {"operationId": "getItem", "tags": ["items"],
+                    "parameters": [{"$ref": "#/components/parameters/Fields"}],
+                    "responses": {"200": {"description": "OK"}}},
+            "put": {"operationId": "putItem", "security": [{"bearer": []}, {}],
+                    "requestBody": {"required": True, "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Item"}}}},
+                    "responses": {"204": {"description": "Done"}}},
+        },
+    },
+    "components": {
+        "parameters": {"Fields": {"name": "fields", "in": "query",
+                                  "schema": {"type": "array", "items": {"type": "string"}}}},
+        "schemas": {"Item": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string", "example": "pen"},
+            "parent": {"$ref": "#/components/schemas/Item"},
+            "kind": {"type": "string", "enum": ["a", "b"], "nullable": True}}}},
+        "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"},
+                            "bearer": {"type": "http", "scheme": "bearer"}},
+    },
+}  # fmt: skip
+_OPENAPI_VALUES = (
+    PAYLOADS | SUBSCHEMAS | st.sampled_from([
+        "${HOME}", "/x/${HOME}", {"$ref": "#/components/schemas/Item"}, {"$ref": "#/nowhere"},
+        {"$ref": 5}, {"$ref": "other.yaml#/x"}, {"type": "apiKey", "in": "cookie", "name": "${A}"},
+        [{"key": [], "bearer": []}], {"url": "/relative"}, {"200": {"description": "OK"}},
+    ])
+)  # fmt: skip
+
+
+def _containers(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    children = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, child in children:
+        if isinstance(child, dict | list) and child:
+            found += _containers(child, (*path, key))
+    return found
+
+
+@st.composite
+def openapi_documents(draw: st.DrawFn) -> tuple[str, Any]:
+    """(kind, document): a small valid OpenAPI document mutated, as a mapping, JSON or YAML.
+
+    Mutations set, replace or delete values anywhere with hostile JSON-like values,
+    schemas and OpenAPI shapes; YAML documents may also get unquoted response codes,
+    an alias bomb, a recursive alias, deep nesting or a huge integer.
+    """
+    import copy
+
+    document = copy.deepcopy(_OPENAPI_BASE)
+    for _ in range(draw(st.integers(0, 4))):
+        path = draw(st.sampled_from(_containers(document)))
+        node: Any = document
+        for key in path:
+            node = node[key]
+        if isinstance(node, dict):
+            key = draw(st.sampled_from(sorted(node)) | KEYS | st.sampled_from(["$ref", "x-a"]))
+        else:
+            key = draw(st.integers(0, len(node) - 1)) if node else 0
+        if draw(st.integers(0, 4)) == 0 and isinstance(node, dict):
+            node.pop(key, None)
+        elif isinstance(node, dict) or node:
+            node[key] = copy.deepcopy(draw(_OPENAPI_VALUES))  # never a strategy's own constant
+    kind = draw(st.sampled_from(["mapping", "json", "yaml"]))
+    if kind == "mapping":
+        return kind, document
+    text = dumps(document)
+    if kind == "yaml" and draw(st.booleans()):
+        text = draw(_openapi_yaml_oddities(text))
+    return kind, text
+
+
+@st.composite
+def _openapi_yaml_oddities(draw: st.DrawFn, text: str) -> str:
+    width = draw(st.integers(2, 9))
+    levels = draw(st.integers(1, 12))
+    bomb = ["x-a0: &a0 [lol]"]
+    bomb += [f"x-a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels)]
+    head = 'openapi: 3.0.3\ninfo: {title: T, version: "1"}\nservers: [{url: "https://a.b"}]\n'
+    codes = "paths:\n  /x:\n    get:\n      responses:\n        200: {description: OK}\n"
+    return draw(st.sampled_from([
+        text.replace('"200"', "200").replace('"204"', "204"),
+        head + "\n".join(bomb) + "\n" + codes,
+        head + "paths: &p {/x: *p}\n",
+        head + codes + "x-deep: " + "[" * 3_000 + "]" * 3_000 + "\n",
+        head + codes + "x-big: " + "9" * 5_000 + "\n",
+        head + codes + "x-odd: [!!binary aGk=, !!set {a}, .nan, 2024-13-45, 2024-01-31]\n",
+        text[: draw(st.integers(0, max(len(text) - 1, 0)))],
+    ]))  # fmt: skip

@@ -42,6 +42,7 @@ from tests.fuzz.strategies import (
     chunks,
     config_texts,
     gateway_layouts,
+    openapi_documents,
     parameter_schemas,
     schema_bombs,
     turn_messages,
@@ -341,6 +342,26 @@ def check_turn(message: tuple[Any, str | None]) -> None:
     assert all(not result.success for result in done.results)  # no tool is registered
 
 
+def check_openapi(case: tuple[str, Any]) -> None:
+    """A mutated OpenAPI document gives tools or raises `OpenAPIError`, nothing else."""
+    from forge.tools.config.openapi import OpenAPIError, import_openapi
+
+    kind, document = case
+    try:
+        if kind == "mapping":
+            result = import_openapi(document)
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / f"openapi.{kind}"
+                path.write_text(document, encoding="utf-8", errors="surrogatepass")
+                result = import_openapi(path)
+    except OpenAPIError as exc:
+        assert exc.reason  # noqa: PT017 (a fuzz check, not a test)
+        return
+    assert len(result.tools) == len(result.definitions)
+    assert len(result.tools) + len(result.skipped) == result.selected
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -370,6 +391,8 @@ def _targets() -> dict[str, Target]:
         Target("schema-bombs", schema_bombs(), check_schema_bomb,
                "exports, estimates, lint, prompt and catalog page of fan-out references"),
         Target("turns", turn_messages(), check_turn, "read_turn and run_turn"),
+        Target("openapi-documents", openapi_documents(), check_openapi,
+               "import_openapi on mutated documents (mapping, JSON, YAML)"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

@@ -55,7 +55,8 @@ def test_filters_json_output_and_summary(tmp_path: Path, http_server: str) -> No
     tools = tmp_path / "ttt.json"
     spec = corpus("openapi", "oai-learn", "tictactoe-3.1.yaml")
     done = run("import-openapi", str(spec), "-o", str(tools), "--base-url", http_server,
-               "--include", "put-square", "--json")  # fmt: skip
+               "--include", "put-square", "--security-env", "bearerHttpAuthentication=TTT_TOKEN",
+               "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stderr)
     assert (summary["operations"], summary["selected"], summary["tools"]) == (3, 1, 1)
@@ -63,8 +64,9 @@ def test_filters_json_output_and_summary(tmp_path: Path, http_server: str) -> No
     called = run(
         "call", "put-square", "--args", '{"row": 2, "column": 2, "body": "O"}', "--config",
         str(tools), "--allow-private-network", "--json",
-        env={"TIC_TAC_TOE_BEARER_HTTP_AUTHENTICATION": "t"},
+        env={"TTT_TOKEN": "t"},
     )  # fmt: skip
     assert called.returncode == 0, called.stderr
     seen = json.loads(called.stdout)["output"]
     assert (seen["method"], seen["path"], seen["body"]) == ("PUT", "/board/2/2", "O")
+    assert seen["headers"]["authorization"] == "Bearer t"

@@ -66,3 +66,21 @@ def test_unwritable_output_is_a_clear_error(
     code, _, err = run(capsys, "import-openapi", str(spec), "-o", str(target))
     assert code == EXIT_VALIDATION
     assert f"{target}: cannot write the tools" in err
+
+
+def test_credentials_only_from_the_variables_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --env-prefix or --security-env no variable is read; each names its own."""
+    spec = str(corpus("openapi", "swagger-petstore", "petstore-3.0.yaml"))
+    code, out, err = run(capsys, "import-openapi", spec, "--include", "getPetById")
+    assert code == EXIT_OK, err
+    assert "${" not in out
+    assert "security scheme 'api_key' has no credential variable" in err
+    assert "--security-env api_key=VAR" in err
+    code, out, err = run(capsys, "import-openapi", spec, "--include", "getPetById",
+                         "--security-env", "api_key=SHOP_KEY")  # fmt: skip
+    assert code == EXIT_OK, err
+    assert "api_key: ${SHOP_KEY}" in out
+    assert "credentials are read from: SHOP_KEY" in err
+    code, _, err = run(capsys, "import-openapi", spec, "--security-env", "api_key")
+    assert code == EXIT_VALIDATION
+    assert "'api_key' is not SCHEME=VAR" in err

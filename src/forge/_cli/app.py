@@ -538,7 +538,15 @@ def import_openapi(
         typer.Option(
             "--env-prefix",
             metavar="PREFIX",
-            help="Credential variables' prefix (default: the title).",
+            help="Credential variables' prefix: scheme api_key reads PREFIX_API_KEY.",
+        ),
+    ] = None,
+    security_env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--security-env",
+            metavar="SCHEME=VAR",
+            help="The variable a security scheme reads; repeatable (wins over the prefix).",
         ),
     ] = None,
     allow_private: PrivateOpt = False,
@@ -551,7 +559,8 @@ def import_openapi(
     try:
         import_command(
             spec, output=output, base_url=base_url, include=include, exclude=exclude, tags=tag,
-            env_prefix=env_prefix, allow_private=allow_private, as_json=json_,
+            env_prefix=env_prefix, security_env=security_env or [], allow_private=allow_private,
+            as_json=json_,
         )  # fmt: skip
     except OpenAPIError as exc:
         code = EXIT_NOT_FOUND if exc.reason == "file not found" else EXIT_VALIDATION

@@ -26,19 +26,22 @@ def import_command(
     exclude: list[str] | None,
     tags: list[str] | None,
     env_prefix: str | None,
+    security_env: list[str],
     allow_private: bool,
     as_json: bool,
 ) -> OpenAPIImport:
     """Convert ``spec`` and write the definitions to ``output`` (stdout without it).
 
     Raises:
-        OpenAPIError: The document is unusable (the caller maps it to an exit code).
+        OpenAPIError: The document is unusable or a ``SCHEME=VAR`` is malformed (the
+            caller maps it to an exit code).
     """
     from forge.tools.config.openapi import OpenAPIError, import_openapi
 
     result = import_openapi(
         spec, base_url=base_url, include=include, exclude=exclude, tags=tags,
-        env_prefix=env_prefix, allow_private_network=allow_private,
+        env_prefix=env_prefix, security_env=_pairs(security_env),
+        allow_private_network=allow_private,
     )  # fmt: skip
     text = _serialise(list(result.definitions), json_file=output is not None and _is_json(output))
     if output is None:
@@ -50,6 +53,22 @@ def import_command(
             raise OpenAPIError(str(output), "", f"cannot write the tools: {exc}") from None
     _report(result, output, as_json=as_json)
     return result
+
+
+def _pairs(items: list[str]) -> dict[str, str]:
+    """``--security-env SCHEME=VAR`` options as a mapping."""
+    from forge.tools.config.openapi import OpenAPIError
+
+    pairs: dict[str, str] = {}
+    for item in items:
+        scheme, sep, variable = item.partition("=")
+        if not sep or not scheme:
+            raise OpenAPIError(
+                "--security-env", "", f"{item!r} is not SCHEME=VAR (the security scheme's name "
+                "in the document, '=', the environment variable)",
+            )  # fmt: skip
+        pairs[scheme] = variable
+    return pairs
 
 
 def _is_json(path: Path) -> bool:

@@ -13,7 +13,9 @@ would. ``forge-tools import-openapi`` writes those definitions to a file.
   ``api``); ``deprecated`` is kept; GET and HEAD are marked read-only.
 - Server: the first server (variables at their defaults), unless ``base_url``.
 - Security: see `forge.tools.config.openapi._security`; secrets come from
-  environment variables at call time, named in the report's ``env``.
+  the environment variables the caller names (``security_env``, ``env_prefix``)
+  at call time, listed in the report's ``env``. Text from the document is
+  literal: a ``${VAR}`` in its paths or servers is sent as written, never read.
 - Operations that cannot be sent (a form or multipart body, a parameter style
   other than the default, a method such as TRACE, an unsupported security
   scheme) are skipped and listed with the reason in ``skipped``, never silently.
@@ -99,9 +101,11 @@ def import_openapi(
         include: Keep only operations whose ``operationId``, tool name or tag is listed.
         exclude: Leave out operations whose ``operationId``, tool name or tag is listed.
         tags: Keep only operations with one of these tags.
-        env_prefix: Prefix of the credential variables (default: from ``info.title``):
-            scheme ``api_key`` reads ``<PREFIX>_API_KEY``.
-        security_env: The variable of a security scheme, by scheme name (overrides the prefix).
+        env_prefix: Prefix of the credential variables: scheme ``api_key`` reads
+            ``<PREFIX>_API_KEY``. Every ``<PREFIX>_*`` variable is then open to the
+            document's scheme names, so choose a prefix used by this API alone.
+        security_env: The variable of a security scheme, by scheme name (overrides the
+            prefix). A scheme with neither is not sent (listed in ``warnings``).
         allow_private_network: Let the tools (and reading ``source``) reach private and
             loopback addresses: ``True`` or the networks allowed, as for `load_tools`.
         registry: Register the tools here (all or none: a taken name raises).
@@ -117,6 +121,7 @@ def import_openapi(
         raise MissingDependencyError("openapi-spec-validator", "openapi") from exc
     from forge.tools.config.openapi._document import read_document
 
+    _check_variables(env_prefix, security_env or {})
     document = read_document(source, allow_private_network=allow_private_network)
     result = _convert(
         document, base_url=base_url, filters=(include, exclude, tags), env_prefix=env_prefix,
@@ -143,8 +148,7 @@ def _convert(
     info = data.get("info") or {}
     title = str(info.get("title") or "OpenAPI")
     converter = SchemaConverter(data, version=document.version, source=document.source)
-    prefix = title if env_prefix is None else env_prefix
-    settings = _settings(data, converter, base_url, prefix, security_env)
+    settings = _settings(data, converter, base_url, env_prefix, security_env)
     chosen = [op for op in operations(data) if _selected(op, *filters)]
     total = sum(1 for _ in operations(data))
     built = _Built(allow_private)
@@ -161,7 +165,7 @@ def _settings(
     data: dict[str, Any],
     converter: Any,
     base_url: str | None,
-    prefix: str,
+    prefix: str | None,
     security_env: Mapping[str, str],
 ) -> Any:
     from forge.tools.config.openapi._operations import Settings, server_url
@@ -177,6 +181,22 @@ def _settings(
         schemes=components.get("securitySchemes") or {}, env_prefix=prefix,
         env_names=security_env,
     )  # fmt: skip
+
+
+def _check_variables(env_prefix: str | None, security_env: Mapping[str, str]) -> None:
+    from forge.tools.config.openapi._security import VARIABLE
+
+    if env_prefix is not None and not re.search("[A-Za-z0-9]", env_prefix):
+        raise OpenAPIError(
+            "env_prefix", "", f"{env_prefix!r} has no letter or digit, so the document's scheme "
+            "names alone would choose the variables; pass a prefix such as 'PETSTORE'",
+        )  # fmt: skip
+    for scheme, variable in security_env.items():
+        if not isinstance(variable, str) or not VARIABLE.fullmatch(variable):
+            raise OpenAPIError(
+                "security_env", f"/{scheme}", f"{variable!r} is not an environment variable "
+                "name; use letters, digits and '_', not starting with a digit",
+            )  # fmt: skip
 
 
 def _selected(
@@ -218,22 +238,36 @@ class _Built:
 
     def add(self, op: Any, settings: Any) -> None:
         from forge.tools.config.openapi._operations import operation_definition
+        from forge.tools.config.openapi._schemas import RefBomb
         from forge.tools.config.openapi._security import Unsupported
 
         label = op.label + (f" ({op.spec['operationId']})" if op.spec.get("operationId") else "")
         name = self._unique(_base_name(op), label)
         try:
-            definition = operation_definition(op, name, settings)
+            definition, missing = operation_definition(op, name, settings)
             tool = self._build(definition)
+        except RefBomb:
+            raise
         except (Unsupported, OpenAPIError, ToolDefinitionError) as exc:
             self.skipped.append(
                 SkippedOperation(operation=label, where=op.where, reason=_reason(exc))
             )
             return
+        for scheme in missing:
+            self._missing(scheme)
         self.names.add(name)
         self.definitions.append(definition)
         self.tools.append(tool)
         self.env.extend(_env_of(definition))
+
+    def _missing(self, scheme: str) -> None:
+        message = (
+            f"security scheme {scheme!r} has no credential variable, so its operations are "
+            f"sent without it; name one with security_env={{{scheme!r}: 'VAR'}} "
+            f"(--security-env {scheme}=VAR) or env_prefix (--env-prefix)"
+        )
+        if message not in self.warnings:
+            self.warnings.append(message)
 
     def _unique(self, base: str, label: str) -> str:
         name, n = base, 2

@@ -1,6 +1,10 @@
 """Reading an OpenAPI document (file, URL or mapping) and checking it before conversion.
 
-The document is checked in three steps: its ``openapi`` version (3.0 or 3.1),
+Files and URLs are read up to `_fetch.MAX_DOCUMENT_BYTES` (a URL also within a
+deadline, from the address that was checked), YAML with the configuration
+files' bounded loader, and every document becomes plain JSON values within
+the configuration files' limits (`_plain`). The document is then checked in
+three steps: its ``openapi`` version (3.0 or 3.1),
 that every ``$ref`` points inside the document (nothing is fetched while
 converting), and its structure against the OpenAPI schema of its version
 (``openapi-spec-validator``), whose first error is raised with its path in the
@@ -12,24 +16,22 @@ change the tools.
 
 from __future__ import annotations
 
-import copy
-import ipaddress
 import json
 import os
-import socket
-import urllib.parse
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forge.tools.config._limits import MAX_DEPTH
+from forge.tools.config.openapi import _fetch
 from forge.tools.config.openapi._errors import OpenAPIError, pointer
+from forge.tools.config.openapi._plain import plain
 
 __all__ = ["Document", "read_document"]
 
-MAX_DOCUMENT_BYTES = 20 * 1024 * 1024
 MAX_WARNINGS = 20
-_FETCH_TIMEOUT = 30.0
+_TOO_DEEP = f"the document nests more than {MAX_DEPTH} levels deep (the limit); flatten it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +53,12 @@ def read_document(source: Any, *, allow_private_network: Any = False) -> Documen
             OpenAPI 3.0/3.1 document (the message names the place in it).
     """
     if isinstance(source, Mapping):
-        data: Any = copy.deepcopy(dict(source))
         where = "<mapping>"
+        data: Any = plain(dict(source), where)
     else:
         where = os.fspath(source)
         if where.startswith(("http://", "https://")):
-            text = _fetch(where, allow_private_network)
+            text = _fetch.fetch(where, allow_private_network)
         else:
             text = _read_file(Path(where))
         data = _parse(text, where)
@@ -69,63 +71,53 @@ def read_document(source: Any, *, allow_private_network: Any = False) -> Documen
 
 
 def _read_file(path: Path) -> str:
+    limit = _fetch.MAX_DOCUMENT_BYTES
     try:
-        if path.stat().st_size > MAX_DOCUMENT_BYTES:
-            raise OpenAPIError(str(path), "", f"the file is larger than {MAX_DOCUMENT_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            data = file.read(limit + 1)
+        if len(data) > limit:
+            raise OpenAPIError(
+                str(path), "", f"the file is larger than {limit:,} bytes (the limit); import a "
+                "smaller one (only the operations you need)",
+            )  # fmt: skip
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise OpenAPIError(str(path), "", "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise OpenAPIError(str(path), "", f"cannot read the file: {exc}") from None
 
 
-def _fetch(url: str, allow_private: Any) -> str:
-    """GET the document, refusing private addresses as HTTP tools do (no redirects followed)."""
-    import httpx
-
-    from forge.tools.config._network import NetworkPolicy, address_refusal
-
-    parts = urllib.parse.urlsplit(url)
-    policy = NetworkPolicy.coerce(allow_private)
-    try:
-        infos = socket.getaddrinfo(parts.hostname or "", parts.port or 0, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        raise OpenAPIError(url, "", f"cannot resolve the host: {exc}") from None
-    for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        reason = address_refusal(address)
-        if reason is not None and not policy.allows(address):
-            raise OpenAPIError(
-                url, "", f"the host resolves to the {reason} address {address}; pass "
-                "allow_private_network (--allow-private-network) to read it",
-            )  # fmt: skip
-    try:
-        with httpx.Client(trust_env=False, timeout=_FETCH_TIMEOUT) as client:
-            response = client.get(url)
-    except httpx.HTTPError as exc:
-        raise OpenAPIError(url, "", f"cannot fetch the document: {exc}") from None
-    if response.status_code != 200:
-        raise OpenAPIError(url, "", f"fetching the document returned HTTP {response.status_code}")
-    if len(response.content) > MAX_DOCUMENT_BYTES:
-        raise OpenAPIError(url, "", f"the document is larger than {MAX_DOCUMENT_BYTES} bytes")
-    return response.text
-
-
 def _parse(text: str, where: str) -> Any:
-    if text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise OpenAPIError(
-                where, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
+    """JSON or YAML text to plain values, within the configuration files' limits."""
+    return plain(_json(text, where) if text.lstrip().startswith("{") else _yaml(text, where), where)
+
+
+def _json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise OpenAPIError(
+            where, "", f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise OpenAPIError(where, "", _TOO_DEEP) from None
+    except ValueError as exc:  # an integer longer than Python reads
+        raise OpenAPIError(where, "", f"invalid JSON: {exc}") from None
+
+
+def _yaml(text: str, where: str) -> Any:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml is ~10x faster
+    from forge.tools.config._yaml import AliasBomb, load_yaml
+
     try:
-        return yaml.load(text, Loader=loader)
+        return load_yaml(text)
+    except AliasBomb as exc:
+        raise OpenAPIError(where, "", str(exc)) from None
     except yaml.YAMLError as exc:
         raise OpenAPIError(where, "", f"invalid YAML: {' '.join(str(exc).split())}") from None
+    except ValueError as exc:  # a scalar YAML reads as an impossible date, for one
+        raise OpenAPIError(where, "", f"invalid YAML value: {exc}") from None
 
 
 def _version(data: dict[str, Any], where: str) -> str:

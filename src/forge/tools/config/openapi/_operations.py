@@ -66,7 +66,8 @@ class Settings:
     security: Any
     """The document's security requirements (an operation's own replace them)."""
     schemes: Mapping[str, Any]
-    env_prefix: str
+    env_prefix: str | None
+    """The caller's prefix of credential variables (``None``: only ``env_names``)."""
     env_names: Mapping[str, str]
     """The environment variable of a security scheme, by scheme name."""
 
@@ -81,8 +82,11 @@ def operations(document: Mapping[str, Any]) -> Iterator[Operation]:
                 yield Operation(method, str(path), item[method], item)
 
 
-def operation_definition(op: Operation, name: str, settings: Settings) -> dict[str, Any]:
-    """The ``http`` tool definition of ``op`` named ``name``.
+def operation_definition(
+    op: Operation, name: str, settings: Settings
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The ``http`` tool definition of ``op`` named ``name``, and the security schemes
+    it uses that have no variable (it is sent without their credentials).
 
     Raises:
         Unsupported: The operation cannot be sent by an HTTP tool (the message says why).
@@ -115,7 +119,7 @@ def operation_definition(op: Operation, name: str, settings: Settings) -> dict[s
     if op.spec.get("deprecated") is True:
         definition["deprecated"] = True
     definition["annotations"] = _annotations(op.method)
-    return definition
+    return definition, tuple(auth.missing)
 
 
 def _parameters(op: Operation, converter: SchemaConverter) -> list[dict[str, Any]]:
@@ -214,7 +218,7 @@ class _Request:
         return out
 
     def implementation(self, op: Operation, server: str, auth: Auth) -> dict[str, Any]:
-        path = op.path
+        path = literal(op.path)
         for wire, name in self.places["path"].items():
             path = path.replace("{" + wire + "}", "{" + name + "}")
         url = server.rstrip("/") + path
@@ -273,7 +277,7 @@ def _server(op: Operation, settings: Settings) -> str:
 
 
 def server_url(server: Mapping[str, Any], source: str, where: str) -> str:
-    """A server object's URL with its variables' defaults filled in.
+    """A server object's URL with its variables' defaults filled in, as `literal` text.
 
     Raises:
         OpenAPIError: The URL is relative or a variable has no default.
@@ -290,7 +294,12 @@ def server_url(server: Mapping[str, Any], source: str, where: str) -> str:
             source, where, f"the server URL {url!r} is not absolute; pass base_url "
             "(--base-url) with the API's address",
         )  # fmt: skip
-    return url
+    return literal(url).replace("{", "%7B").replace("}", "%7D")  # no {param} in a server
+
+
+def literal(text: str) -> str:
+    """Document text for a tool's URL: ``$`` percent-encoded, so no ``${VAR}`` is read."""
+    return text.replace("$", "%24")
 
 
 def _description(op: Operation) -> str:

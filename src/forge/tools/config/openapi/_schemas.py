@@ -16,9 +16,10 @@ import copy
 import urllib.parse
 from typing import Any
 
+from forge.tools.config._limits import MAX_ALIAS_NODES
 from forge.tools.config.openapi._errors import OpenAPIError
 
-__all__ = ["SchemaConverter"]
+__all__ = ["RefBomb", "SchemaConverter"]
 
 MAX_DEPTH = 40
 _DROPPED = {
@@ -32,13 +33,24 @@ _SUBSCHEMA_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs
 _MERGEABLE = {"type", "properties", "required", "description", "title"}
 
 
+class RefBomb(OpenAPIError):
+    """The document's refs, inlined, grow past `MAX_ALIAS_NODES` (the import stops)."""
+
+
 class SchemaConverter:
-    """Inlines refs and rewrites one document's schemas for requests."""
+    """Inlines refs and rewrites one document's schemas for requests.
+
+    Every node a ``$ref`` brings in counts, across the whole import, against
+    `MAX_ALIAS_NODES`: the bound YAML aliases have in configuration files, since
+    an inlined ref is expanded as an alias is. Refs that fan out (each schema
+    using the next one twice) would otherwise grow the tools exponentially.
+    """
 
     def __init__(self, document: dict[str, Any], *, version: str, source: str) -> None:
         self.document = document
         self.version = version
         self.source = source
+        self.inlined = 0
 
     def lookup(self, ref: str) -> Any:
         """The value ``ref`` (``#/components/...``) points at.
@@ -75,6 +87,8 @@ class SchemaConverter:
         return self._convert(schema, (), 0)
 
     def _convert(self, node: Any, stack: tuple[str, ...], depth: int) -> Any:
+        if stack:
+            self._count(1, stack[0])
         if isinstance(node, bool):
             return node
         if not isinstance(node, dict):
@@ -113,7 +127,19 @@ class SchemaConverter:
             return [self._convert(item, stack, depth + 1) for item in value]
         if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
             return {k: self._convert(v, stack, depth + 1) for k, v in value.items()}
+        if stack:
+            self._count(_size(value), stack[0])
         return copy.deepcopy(value)
+
+    def _count(self, nodes: int, ref: str) -> None:
+        self.inlined += nodes
+        if self.inlined > MAX_ALIAS_NODES:
+            raise RefBomb(
+                self.source, ref[1:], f"the $refs expand to more than {MAX_ALIAS_NODES:,} schema "
+                f"nodes when inlined into the tools (the limit), by {ref!r}; refs that use "
+                "each other several times grow exponentially: "
+                "simplify them, or import fewer operations (include=/--include)",
+            )  # fmt: skip
 
     def _drop_read_only(
         self, node: dict[str, Any], out: dict[str, Any], stack: tuple[str, ...], depth: int
@@ -146,6 +172,21 @@ class SchemaConverter:
                     del out[f"exclusive{bound}"]
         if node.get("nullable") is True:
             _make_nullable(out)
+
+
+def _size(value: Any) -> int:
+    """Nodes in a JSON value; a string counts one more per KiB of text."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            count += len(item) // 1024
+    return count
 
 
 def _make_nullable(out: dict[str, Any]) -> None:

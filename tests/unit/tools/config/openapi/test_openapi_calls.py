@@ -29,7 +29,7 @@ def openai_api(http_server: str) -> OpenAPIImport:
     """OpenAI's API description pointed at the echo server, imported once for the module."""
     return import_openapi(
         corpus("openapi", "openai", "openapi.yaml"), base_url=http_server + "/v1",
-        allow_private_network=LOCAL,
+        env_prefix="OpenAI API", allow_private_network=LOCAL,
     )  # fmt: skip
 
 
@@ -177,7 +177,8 @@ def test_cookies_from_the_environment_and_the_arguments(
                                     "responses": {"200": {"description": "OK"}}}}},
         "components": {"securitySchemes": schemes},
     }  # fmt: skip
-    result = import_openapi(document, base_url=http_server, allow_private_network=LOCAL)
+    result = import_openapi(document, base_url=http_server, env_prefix="Shop",
+                            allow_private_network=LOCAL)  # fmt: skip
     got = seen(registry_for(result), "cart", {"theme": "dark mode"})
     assert got["headers"]["cookie"] == "sid=s1; theme=dark%20mode"
     assert got["query"] == {"key": ["q&1"]}

@@ -71,7 +71,8 @@ def test_petstore_30_operations_become_tools() -> None:
 
 def test_tictactoe_31_body_header_and_security() -> None:
     """3.1: a string body is one ``body`` argument, a header parameter is mapped, bearer auth."""
-    result = import_openapi(corpus("openapi", "oai-learn", "tictactoe-3.1.yaml"), base_url=BASE)
+    result = import_openapi(corpus("openapi", "oai-learn", "tictactoe-3.1.yaml"), base_url=BASE,
+                            env_prefix="Tic Tac Toe")  # fmt: skip
     put = next(d for d in result.definitions if d["name"] == "put-square")
     assert put["parameters"]["properties"]["body"]["enum"] == [".", "X", "O"]
     assert put["parameters"]["required"] == ["row", "column", "body"]
