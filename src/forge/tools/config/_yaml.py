@@ -45,12 +45,14 @@ class _Definition:
 
 
 class _BoundedLoader(yaml.SafeLoader):
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, *, tools: bool = True) -> None:
         super().__init__(stream)
+        self._limit = MAX_FILE_ALIAS_NODES if tools else MAX_ALIAS_NODES
+        self._scope = "per file" if tools else "per document"
         self._depth = 0
         self._expanded = 0
         self._sizes: dict[int, int] = {}
-        self._list_depth = 1  # where the definitions are: the root list, or root `tools`
+        self._list_depth = 1 if tools else -1  # the root list or root `tools`; -1: none
         self._definition: _Definition | None = None
         self._key: str | None = None
         self._dropped: list[Node] = []
@@ -67,7 +69,7 @@ class _BoundedLoader(yaml.SafeLoader):
             yaml.SequenceStartEvent, yaml.MappingStartEvent
         ):
             return self._skip_deep()
-        if self._depth == 1 and isinstance(parent, MappingNode):
+        if self._depth == 1 and isinstance(parent, MappingNode) and self._list_depth > 0:
             is_tools = isinstance(index, ScalarNode) and index.value == "tools"
             self._list_depth = 2 if is_tools else -1
         self._depth += 1
@@ -100,11 +102,11 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def _add_to_file(self, size: int, line: int) -> None:
         self._expanded += size
-        if self._expanded > MAX_FILE_ALIAS_NODES:
+        if self._expanded > self._limit:
             raise AliasBomb(
-                f"the aliases (*name) expand to more than {MAX_FILE_ALIAS_NODES:,} nodes in "
-                f"all by line {line} (the limit per file); the file was not loaded. Write the "
-                "values out, or alias smaller ones"
+                f"the aliases (*name) expand to more than {self._limit:,} nodes in "
+                f"all by line {line} (the limit {self._scope}); the file was not loaded. Write "
+                "the values out, or alias smaller ones"
             )
 
     def _count_alias(self, node: Node, line: int) -> Node:
@@ -197,15 +199,18 @@ _BoundedLoader.add_constructor(_REFUSED_TAG, _refused)
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _int)
 
 
-def load_yaml(text: str) -> Any:
+def load_yaml(text: str, *, tools: bool = True) -> Any:
     """Parse one YAML document with the safe loader and the bounds above.
+
+    ``tools=False`` reads a document that holds no tool definitions (an OpenAPI
+    document): its aliases may expand to `MAX_ALIAS_NODES` in all.
 
     Raises:
         AliasBomb: The aliases expand past `MAX_FILE_ALIAS_NODES` (those of refused
             definitions aside), or one outside any definition is recursive.
         yaml.YAMLError: The text is not YAML.
     """
-    loader = _BoundedLoader(text)
+    loader = _BoundedLoader(text, tools=tools)
     try:
         return loader.get_single_data()
     finally:

@@ -111,7 +111,7 @@ def _yaml(text: str, where: str) -> Any:
     from forge.tools.config._yaml import AliasBomb, load_yaml
 
     try:
-        return load_yaml(text)
+        return load_yaml(text, tools=False)
     except AliasBomb as exc:
         raise OpenAPIError(where, "", str(exc)) from None
     except yaml.YAMLError as exc:
