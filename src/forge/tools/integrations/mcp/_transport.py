@@ -4,18 +4,22 @@ A server is a URL (streamable HTTP), a command line or `StdioServerParameters`
 (a subprocess over stdio). For HTTP, the status of every failed response is
 recorded, so a refused connection can say whether the server wanted
 credentials (401/403) or is not an MCP endpoint at all: the SDK reports both
-as "Server returned an error response".
+as "Server returned an error response". A stdio server runs in a process group
+of its own, stopped whole when its connection ends (also what its children left).
 """
 
 from __future__ import annotations
 
 import shlex
+import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp import StdioServerParameters
+from mcp.client.stdio import FORCE_KILL_TIMEOUT, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -107,14 +111,14 @@ class Transport:
         """
         server = self.server
         if isinstance(server, StdioServerParameters):
-            return server
+            return _stdio(server)
         if isinstance(server, str) and is_http(server):
             self.status = HttpStatus()
             return self._http(server)
         argv = shlex.split(server) if isinstance(server, str) else list(server)
         if not argv:
             raise ValueError("an empty command line cannot start an MCP server")
-        return StdioServerParameters(command=argv[0], args=argv[1:], env=self._env)
+        return _stdio(StdioServerParameters(command=argv[0], args=argv[1:], env=self._env))
 
     @asynccontextmanager
     async def _http(self, url: str) -> AsyncIterator[Any]:
@@ -122,3 +126,31 @@ class Transport:
         http.event_hooks["response"].append(self.status.record)
         async with http, streamable_http_client(url, http_client=http) as streams:
             yield streams
+
+
+@asynccontextmanager
+async def _stdio(params: StdioServerParameters) -> AsyncIterator[Any]:
+    """The SDK's stdio transport, then the end of what is left of the server's process group.
+
+    The SDK stops the group only when the server outlives its grace period: a server
+    that exited (or was killed) while a child of its own still runs leaves that child.
+    """
+    opened = stdio_client(params)
+    process: Any = None
+    try:
+        async with opened as streams:
+            process = _spawned(opened)
+            yield streams
+    finally:
+        if process is not None and sys.platform != "win32":
+            from mcp.os.posix.utilities import terminate_posix_process_tree
+
+            with anyio.CancelScope(shield=True):
+                await terminate_posix_process_tree(process, FORCE_KILL_TIMEOUT)
+
+
+def _spawned(opened: Any) -> Any:
+    """The process `stdio_client` started (the leader of its group), read from its frame."""
+    frame = getattr(getattr(opened, "gen", None), "ag_frame", None)
+    process = frame.f_locals.get("process") if frame is not None else None
+    return process if isinstance(getattr(process, "pid", None), int) else None
