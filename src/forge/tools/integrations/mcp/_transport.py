@@ -23,6 +23,16 @@ from mcp.client.stdio import FORCE_KILL_TIMEOUT, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from forge.tools.integrations.mcp._secrets import (
+    HeaderValueError,
+    Secrets,
+    guard_dependency_logs,
+    header_problem,
+    remember,
+    safe_url,
+    url_secrets,
+)
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -43,10 +53,12 @@ def is_http(server: ServerSpec) -> bool:
 
 
 def shown(server: ServerSpec) -> str:
-    """``server`` as a user wrote it (a URL or a command line)."""
+    """``server`` as a user wrote it (a command line, or a URL without its secret parts)."""
     if isinstance(server, StdioServerParameters):
         return shlex.join([server.command, *server.args])
-    return server if isinstance(server, str) else shlex.join(server)
+    if isinstance(server, str):
+        return safe_url(server) if is_http(server) else server
+    return shlex.join(server)
 
 
 @dataclass
@@ -81,7 +93,11 @@ class HttpStatus:
 
 
 class Transport:
-    """What the SDK's `Client` connects through, built anew for each connection."""
+    """What the SDK's `Client` connects through, built anew for each connection.
+
+    Raises:
+        HeaderValueError: A header (or the token) HTTP cannot send (named, value not shown).
+    """
 
     def __init__(
         self,
@@ -96,7 +112,19 @@ class Transport:
         self._headers = dict(headers or {})
         if token:
             self._headers["Authorization"] = f"Bearer {token}"
+        for name, value in self._headers.items():
+            problem = header_problem(name, value)
+            if problem is not None:
+                what = "the token" if token and name == "Authorization" else f"the header {name!r}"
+                raise HeaderValueError(
+                    f"{what} for the MCP server {shown(server)} cannot be sent: {problem}"
+                )
         self._env = dict(env) if env else None
+        labelled = _labelled(server, self._headers, token, self._env)
+        self.secrets = Secrets(labelled)
+        """The values this transport must never show (headers, token, environment, URL parts)."""
+        if is_http(server):  # what the HTTP client's and the SDK's logs could print
+            remember({k: v for k, v in labelled.items() if not k.startswith("env.")})
 
     @property
     def credentials(self) -> bool:
@@ -110,6 +138,7 @@ class Transport:
             ValueError: An empty command line.
         """
         server = self.server
+        guard_dependency_logs()
         if isinstance(server, StdioServerParameters):
             return _stdio(server)
         if isinstance(server, str) and is_http(server):
@@ -126,6 +155,24 @@ class Transport:
         http.event_hooks["response"].append(self.status.record)
         async with http, streamable_http_client(url, http_client=http) as streams:
             yield streams
+
+
+def _labelled(
+    server: ServerSpec,
+    headers: Mapping[str, str],
+    token: str | None,
+    env: Mapping[str, str] | None,
+) -> dict[str, str]:
+    """The secrets of a connection, by a label naming each (``headers.X-Api-Key``, ...)."""
+    values = {f"headers.{k}": v for k, v in headers.items()}
+    if token:
+        values["token"] = token
+    if isinstance(server, StdioServerParameters):
+        env = server.env
+    values.update({f"env.{k}": v for k, v in (env or {}).items()})
+    if isinstance(server, str) and is_http(server):
+        values.update(url_secrets(server))
+    return values
 
 
 @asynccontextmanager
