@@ -38,6 +38,7 @@ from tests.fuzz.strategies import (
     chunks,
     config_texts,
     parameter_schemas,
+    servers_documents,
 )
 
 
@@ -157,6 +158,23 @@ def check_export(schema: Any) -> None:
             sdk[provider](item)
 
 
+def check_servers(case: tuple[dict[str, Any], dict[str, str], list[str]]) -> None:
+    """A servers file gives a config or `ServersFileError`; neither ever shows a credential."""
+    from forge.tools.integrations.mcp._secrets import header_problem
+    from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
+
+    document, environ, secrets = case
+    try:
+        config = parse_servers(document, environ)
+    except ServersFileError as exc:
+        assert not [s for s in secrets if s in str(exc)], str(exc)  # noqa: PT017 (a fuzz check)
+        return
+    for server in config.servers:
+        assert not [s for s in secrets if s in server.display], server.display
+        assert all(header_problem(k, v) is None for k, v in server.headers.items())
+        assert all("\0" not in v for v in server.env.values())
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -179,6 +197,8 @@ def _targets() -> dict[str, Target]:
                "normalize_definition and from_record"),
         Target("export", parameter_schemas(), check_export,
                "every provider export, plain and strict, against the SDK types"),
+        Target("gateway-secrets", servers_documents(), check_servers,
+               "parse_servers on credentials with hostile edges"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 
