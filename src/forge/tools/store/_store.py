@@ -131,7 +131,7 @@ def to_tool(item: Registrable) -> Tool:
 
 
 class ToolStore:
-    """The registry proper: tools stored in lock-free snapshots, events and O(1) lookup.
+    """The registry proper: tools with O(1) changes and lookup, snapshots for listings, events.
 
     Args:
         tools: Tools to register at once (all or nothing).
