@@ -257,9 +257,10 @@ class MCPClient:
         reconnects = is_http(self.server) and self.reconnect_attempts > 0 and not self._closed
         failure = call_failure(local, self._shown(), exc, seconds, reconnects=reconnects)
         error = failure.result.error
-        if error is None or self._scrub(error) == error:
+        clean = self._scrub(error) if error else error
+        if clean == error:
             return failure
-        return dataclasses.replace(failure, result=failure.result.replace(error=self._scrub(error)))
+        return dataclasses.replace(failure, result=failure.result.replace(error=clean))
 
     def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         loop = self._loop
