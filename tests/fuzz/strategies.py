@@ -593,3 +593,40 @@ def _openapi_yaml_oddities(draw: st.DrawFn, text: str) -> str:
         head + codes + "x-odd: [!!binary aGk=, !!set {a}, .nan, 2024-13-45, 2024-01-31]\n",
         text[: draw(st.integers(0, max(len(text) - 1, 0)))],
     ]))  # fmt: skip
+
+
+_SECRET_CORES = st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=8, max_size=16)
+_EDGES = st.sampled_from(["", "", "\n", "\r\n", " ", "\t", "\x00", "\x1b", "é", "\u2028"])
+
+
+@st.composite
+def servers_documents(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """(servers.json document, environment, secrets): credentials with hostile edges, given
+    literally or through ``${VAR}``, in headers, env, URL query values and userinfo."""
+    secrets: list[str] = []
+    environ: dict[str, str] = {}
+
+    def secret(index: int, where: str) -> str:
+        core = "sk-" + draw(_SECRET_CORES)
+        secrets.append(core)
+        value = draw(_EDGES) + core + draw(_EDGES)
+        if draw(st.booleans()):
+            return value
+        name = f"FUZZ_{where}_{index}"
+        environ[name] = value
+        return "${" + name + "}"
+
+    servers: dict[str, Any] = {}
+    for index in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            userinfo = f"me:{secret(index, 'PASS')}@" if draw(st.booleans()) else ""
+            entry: dict[str, Any] = {
+                "url": f"http://{userinfo}127.0.0.1:9/mcp?key={secret(index, 'QUERY')}",
+                "headers": {draw(st.sampled_from(["X-Key", "Authorization", "Bad Name", ""])):
+                            secret(index, "HEADER")},
+            }  # fmt: skip
+        else:
+            entry = {"command": "server", "env": {draw(st.sampled_from(["API_KEY", "A=B", ""])):
+                                                  secret(index, "ENV")}}  # fmt: skip
+        servers[draw(st.sampled_from([f"s{index}", "x y", "ü", "a.b"]))] = entry
+    return {"mcpServers": servers}, environ, secrets

@@ -45,6 +45,7 @@ from tests.fuzz.strategies import (
     openapi_documents,
     parameter_schemas,
     schema_bombs,
+    servers_documents,
     turn_messages,
 )
 
@@ -362,6 +363,23 @@ def check_openapi(case: tuple[str, Any]) -> None:
     assert len(result.tools) + len(result.skipped) == result.selected
 
 
+def check_servers(case: tuple[dict[str, Any], dict[str, str], list[str]]) -> None:
+    """A servers file gives a config or `ServersFileError`; neither ever shows a credential."""
+    from forge.tools.integrations.mcp._secrets import header_problem
+    from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
+
+    document, environ, secrets = case
+    try:
+        config = parse_servers(document, environ)
+    except ServersFileError as exc:
+        assert not [s for s in secrets if s in str(exc)], str(exc)  # noqa: PT017 (a fuzz check)
+        return
+    for server in config.servers:
+        assert not [s for s in secrets if s in server.display], server.display
+        assert all(header_problem(k, v) is None for k, v in server.headers.items())
+        assert all("\0" not in v for v in server.env.values())
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -393,6 +411,8 @@ def _targets() -> dict[str, Target]:
         Target("turns", turn_messages(), check_turn, "read_turn and run_turn"),
         Target("openapi-documents", openapi_documents(), check_openapi,
                "import_openapi on mutated documents (mapping, JSON, YAML)"),
+        Target("gateway-secrets", servers_documents(), check_servers,
+               "parse_servers on credentials with hostile edges"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

@@ -127,3 +127,19 @@ def test_serve_and_the_gateway_report_a_serving_failure_alike(
     assert len(errors["serve"]) == 1
     assert errors["serve"][0].startswith(expected)
     assert errors["gateway"] == errors["serve"]
+
+
+def test_a_header_value_ending_in_a_newline_is_refused_without_showing_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``${VAR}`` read from a .env with its line break: exit 4 naming server and header only."""
+    secret = "sk-forge-header-" + "5" * 20
+    monkeypatch.setenv("FORGE_TEST_NEWLINE_KEY", secret + "\n")
+    path = tmp_path / "servers.json"
+    entry = {"url": "http://127.0.0.1:9/mcp", "headers": {"X-Key": "${FORGE_TEST_NEWLINE_KEY}"}}
+    path.write_text(json.dumps({"mcpServers": {"api": entry}}))
+    assert main(["serve", "--servers", str(path), "--transport", "http"]) == EXIT_VALIDATION
+    captured = capsys.readouterr()
+    assert "server 'api': the header 'X-Key' cannot be sent" in captured.err
+    assert "line break" in captured.err
+    assert secret not in captured.err + captured.out

@@ -1,7 +1,7 @@
 """`ToolRegistry`: the registry and everything done with its tools (RG-1..RG-6).
 
 The registry proper, a `forge.tools.store._store.ToolStore`, keeps storage, events and
-lookup: readers never lock, every mutation publishes a new immutable snapshot.
+lookup: lookups never lock, a mutation costs O(1), listings read an immutable snapshot.
 `ToolRegistry` is that store plus the read API it shares with its views
 (`forge.tools.views.ToolReads`: provider definitions, search, prompts, the run
 methods and the ``filtered``/``prefixed``/``renamed`` views), factories, plugins and closing.

@@ -1,4 +1,4 @@
-"""The registry proper: tools in lock-free snapshots, events and lookup (`ToolStore`).
+"""The registry proper: tools with lock-free lookup, snapshots for listings, events (`ToolStore`).
 
 What is derived from a store's tools (provider definitions, the search index,
 prompt text) is computed by functions over it (`forge.tools.store._derived`) and

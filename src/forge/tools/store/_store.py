@@ -5,9 +5,12 @@ execution are functions and objects over a store (`forge.tools.store._derived`,
 `forge.tools.execution.executor`); `forge.tools.registry.ToolRegistry` adds them back as
 thin methods.
 
-Readers never lock. The registry publishes an immutable snapshot (a dict and
-a version number) and every mutation builds a new one under a writer lock, so
-a reader always sees one consistent state and iteration never races a writer.
+Lookups never lock, and iteration never races a writer. Writers change one
+live dict in place under a lock (O(1) a change, so registering or removing n
+tools one by one costs O(n)); readers that iterate get an immutable snapshot (a
+dict and a version number), copied once after each burst of changes, on the
+first read (which takes the lock only for that copy). A reader always sees one
+consistent state.
 
 Reads are safe to change. Lists a read returns are new on each call; what
 every caller shares (tool schemas, cached provider definitions, LangChain
@@ -128,7 +131,7 @@ def to_tool(item: Registrable) -> Tool:
 
 
 class ToolStore:
-    """The registry proper: tools stored in lock-free snapshots, events and O(1) lookup.
+    """The registry proper: tools with O(1) changes and lookup, snapshots for listings, events.
 
     Args:
         tools: Tools to register at once (all or nothing).
@@ -142,19 +145,32 @@ class ToolStore:
         self._delivering = threading.Lock()
         self._deliverer: int | None = None
         self._listeners: dict[str, tuple[Listener, ...]] = dict.fromkeys(EVENTS, ())
-        # Lookups are the hottest read: `registry.get` is the bound `get` of one
-        # dict that lives as long as the registry (writers update it in place,
-        # under the lock, right after publishing each snapshot). It costs what a
-        # dict lookup costs, and a saved `registry.get` never goes stale.
+        # The live tools. Lookups are the hottest read: `registry.get` is the bound
+        # `get` of this dict, which lives as long as the registry (writers change it
+        # in place, under the lock). It costs what a dict lookup costs, and a saved
+        # `registry.get` never goes stale.
         self._lookup: dict[str, Tool] = {}
         if type(self).get is ToolStore.get:  # do not shadow a subclass's get()
             self.__dict__["get"] = self._lookup.get
-        self._publish({}, 0)
+        self._version = 0
+        self._published = _State({}, 0)
         if tools:
             self.register_many(tools)
 
-    def _publish(self, tools: dict[str, Tool], version: int) -> None:
-        self._state = _State(tools, version)
+    @property
+    def _state(self) -> _State:
+        """The snapshot of the current tools, copied on the first read after a change.
+
+        Writers change the live dict in place, so a change costs O(1) rather than a copy
+        of every tool, and a burst of changes costs one copy, made when it is read.
+        """
+        state = self._published
+        if state.version != self._version:
+            with self._lock:
+                state = self._published
+                if state.version != self._version:
+                    state = self._published = _State(dict(self._lookup), self._version)
+        return state
 
     def derived(self, key: Hashable, build: Callable[[list[Tool]], T]) -> T:
         """Return a value computed from the current tools, cached until the next change.
@@ -173,7 +189,7 @@ class ToolStore:
 
     def get(self, name: str) -> Tool | None:  # type: ignore[no-redef]
         """Return the tool called ``name``, or ``None``; never raises."""
-        return self._state.tools.get(name)
+        return self._lookup.get(name)
 
     def get_or_raise(self, name: str) -> Tool:
         """Return the tool called ``name``.
@@ -181,25 +197,25 @@ class ToolStore:
         Raises:
             ToolNotFoundError: With close matches as suggestions.
         """
-        found = self._state.tools.get(name)
+        found = self._lookup.get(name)
         if found is None:
             raise self._not_found(name)
         return found
 
     def get_handler(self, name: str) -> Callable[..., Any] | None:
         """Return the Python handler of the tool called ``name``, or ``None``."""
-        found = self._state.tools.get(name)
+        found = self._lookup.get(name)
         return found.handler if found is not None else None
 
     def exists(self, name: str) -> bool:
         """Return whether a tool called ``name`` is registered."""
-        return name in self._state.tools
+        return name in self._lookup
 
     def __contains__(self, name: object) -> bool:
-        return name in self._state.tools
+        return name in self._lookup
 
     def __len__(self) -> int:
-        return len(self._state.tools)
+        return len(self._lookup)
 
     def __iter__(self) -> Iterator[Tool]:
         return iter(tuple(self._state.tools.values()))
@@ -210,7 +226,7 @@ class ToolStore:
     @property
     def version(self) -> int:
         """A counter that changes on every mutation (for caching derived artefacts)."""
-        return self._state.version
+        return self._version
 
     def list_all(self) -> list[Tool]:
         """Return every tool in registration order."""
@@ -244,16 +260,13 @@ class ToolStore:
         """
         new = to_tool(item)
         with self._lock:
-            tools = self._state.tools
-            old = tools.get(new.name)
+            old = self._lookup.get(new.name)
             if old is not None and not replace:
                 raise DuplicateToolError(new.name)
-            updated = dict(tools)
-            updated[new.name] = new
-            self._publish(updated, self._state.version + 1)
             self._lookup[new.name] = new
+            self._version += 1
             kind: EventType = "updated" if old is not None else "registered"
-            self._queue(RegistryEvent(kind, new.name, new, old, self._state.version))
+            self._queue(RegistryEvent(kind, new.name, new, old, self._version))
         self._deliver()
         return new
 
@@ -268,7 +281,7 @@ class ToolStore:
                 )
             seen.add(t.name)
         with self._lock:
-            tools = self._state.tools
+            tools = self._lookup
             if not replace:
                 for t in new:
                     if t.name in tools:
@@ -276,12 +289,10 @@ class ToolStore:
                             t.name,
                             "a tool with this name is already registered; nothing was registered",
                         )
-            updated = dict(tools)
             olds = [tools.get(t.name) for t in new]
-            updated.update((t.name, t) for t in new)
-            self._publish(updated, self._state.version + 1)
-            self._lookup.update((t.name, t) for t in new)
-            version = self._state.version
+            tools.update((t.name, t) for t in new)
+            self._version += 1
+            version = self._version
             for t, old in zip(new, olds, strict=True):
                 self._queue(
                     RegistryEvent("updated" if old else "registered", t.name, t, old, version)
@@ -301,37 +312,32 @@ class ToolStore:
                 name, f"update() got a tool named {new.name!r}; deregister and register to rename"
             )
         with self._lock:
-            old = self._state.tools.get(name)
+            old = self._lookup.get(name)
             if old is None:
                 return False
-            updated = dict(self._state.tools)
-            updated[name] = new
-            self._publish(updated, self._state.version + 1)
             self._lookup[name] = new
-            self._queue(RegistryEvent("updated", name, new, old, self._state.version))
+            self._version += 1
+            self._queue(RegistryEvent("updated", name, new, old, self._version))
         self._deliver()
         return True
 
     def deregister(self, name: str) -> bool:
         """Remove the tool called ``name``; return whether it was registered."""
         with self._lock:
-            old = self._state.tools.get(name)
+            old = self._lookup.pop(name, None)
             if old is None:
                 return False
-            updated = dict(self._state.tools)
-            del updated[name]
-            self._publish(updated, self._state.version + 1)
-            self._lookup.pop(name, None)
-            self._queue(RegistryEvent("removed", name, None, old, self._state.version))
+            self._version += 1
+            self._queue(RegistryEvent("removed", name, None, old, self._version))
         self._deliver()
         return True
 
     def clear(self) -> None:
         """Remove every tool."""
         with self._lock:
-            self._publish({}, self._state.version + 1)
             self._lookup.clear()
-            self._queue(RegistryEvent("cleared", None, None, None, self._state.version))
+            self._version += 1
+            self._queue(RegistryEvent("cleared", None, None, None, self._version))
         self._deliver()
 
     def compile_all(self) -> None:

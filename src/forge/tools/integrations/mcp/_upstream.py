@@ -24,6 +24,7 @@ from forge.core.logging import get_logger
 from forge.tools import Tool, ToolRegistry
 from forge.tools.integrations.mcp._backoff import Backoff
 from forge.tools.integrations.mcp._outcomes import MCPConnectionError
+from forge.tools.integrations.mcp._secrets import guard_dependency_logs
 from forge.tools.integrations.mcp._transport import Transport
 from forge.tools.integrations.mcp.client import MCPClient
 from forge.tools.integrations.mcp.gateway_config import ServerConfig
@@ -44,6 +45,7 @@ class _SseTransport(Transport):
 
     def open(self) -> Any:
         """A new SSE connection for `mcp.Client`."""
+        guard_dependency_logs()
         return self._sse(str(self.server))
 
     @asynccontextmanager
@@ -214,7 +216,7 @@ class Upstream:
             if isinstance(exc, MCPConnectionError):
                 self.error = _without_prefix(str(exc))
             else:
-                self.error = f"{type(exc).__name__}: {exc}"
+                self.error = client._scrub(f"{type(exc).__name__}: {exc}")
             if not self._stop.is_set():
                 logger.info("cannot connect to the MCP server %r: %s", self.name, self.error)
             return False

@@ -158,8 +158,9 @@ class MCPClient:
             return self
         failure = self._failure or TimeoutError()
         self.close()
+        problem = self._scrub(self._connect_problem(failure))
         raise MCPConnectionError(
-            f"cannot connect to MCP server {self._shown()}: {self._connect_problem(failure)}"
+            f"cannot connect to MCP server {self._shown()}: {problem}"
         ) from _root_cause(failure)
 
     def close(self) -> None:
@@ -254,7 +255,12 @@ class MCPClient:
 
     def _failed(self, local: str, exc: BaseException, seconds: float) -> CallFailure:
         reconnects = is_http(self.server) and self.reconnect_attempts > 0 and not self._closed
-        return call_failure(local, self._shown(), exc, seconds, reconnects=reconnects)
+        failure = call_failure(local, self._shown(), exc, seconds, reconnects=reconnects)
+        error = failure.result.error
+        clean = self._scrub(error) if error else error
+        if clean == error:
+            return failure
+        return dataclasses.replace(failure, result=failure.result.replace(error=clean))
 
     def _submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         loop = self._loop
@@ -306,7 +312,7 @@ class MCPClient:
             try:
                 why = await self._connection()
             except Exception as exc:
-                why = str(_root_cause(exc)) or type(_root_cause(exc)).__name__
+                why = self._why(exc)
                 logger.info("reconnecting to %s failed: %s", self._shown(), why)
             else:
                 attempt = 0
@@ -338,8 +344,7 @@ class MCPClient:
         except Exception as exc:
             if not ready:
                 raise
-            cause = _root_cause(exc)
-            return str(cause) or type(cause).__name__
+            return self._why(exc)
         finally:
             self._client = None
         return "the connection was lost"
@@ -356,7 +361,7 @@ class MCPClient:
     def _give_up(self, why: str, attempts: int) -> None:
         names = self._deregister_all()
         tried = f" and {attempts} reconnect attempts failed" if attempts else ""
-        self.error = f"the MCP server {self._shown()} is gone ({why}){tried}"
+        self.error = self._scrub(f"the MCP server {self._shown()} is gone ({why}){tried}")
         logger.warning(
             "%s; its tools were deregistered: %s", self.error, ", ".join(names) or "(none)"
         )
@@ -384,7 +389,7 @@ class MCPClient:
                 async for _event in events:
                     await self._safe_refresh()
         except (ListenNotSupportedError, MCPError) as exc:
-            logger.debug("not following tool list changes of %s: %s", self._shown(), exc)
+            logger.debug("not following tool list changes of %s: %s", self._shown(), self._why(exc))
         except SubscriptionLost:
             lost.set()
 
@@ -396,14 +401,14 @@ class MCPClient:
                 async with asyncio.timeout(interval + _PROBE_GRACE):
                     await self.refresh()
             except Exception as exc:
-                logger.info("%s did not answer a probe: %s", self._shown(), _root_cause(exc))
+                logger.info("%s did not answer a probe: %s", self._shown(), self._why(exc))
                 lost.set()
 
     async def _safe_refresh(self) -> None:
         try:
             await self.refresh()
-        except Exception:
-            logger.warning("could not refresh the tools of %s", self._shown(), exc_info=True)
+        except Exception as exc:
+            logger.warning("could not refresh the tools of %s: %s", self._shown(), self._why(exc))
 
     # -- the import ----------------------------------------------------------
 
@@ -501,6 +506,15 @@ class MCPClient:
 
     def _shown(self) -> str:
         return shown(self.server)
+
+    def _scrub(self, text: str) -> str:
+        """``text`` without this connection's secrets (headers, token, environment, URL parts)."""
+        return self._transport.secrets.scrub(text)
+
+    def _why(self, exc: BaseException) -> str:
+        """What went wrong, from the root cause of ``exc``, without secrets."""
+        cause = _root_cause(exc)
+        return self._scrub(str(cause) or type(cause).__name__)
 
 
 def _request_meta(meta: dict[str, str]) -> types.RequestParamsMeta | None:

@@ -7,7 +7,9 @@ or VS Code's variant (``{"servers": {...}}``). An entry starts a command over st
 false``) leaves it out. ``${VAR}``, ``${VAR:-default}`` and VS Code's ``${env:VAR}`` are
 expanded from the environment in ``command``, ``args``, ``cwd``, ``url``, ``env`` and
 ``headers``; a variable that is not set (and has no default) is an error naming the server,
-the field and the variable, never the value. Keys other tools add (``autoApprove``,
+the field and the variable, never the value; so is a header HTTP cannot send (a value
+ending in a line break, as a ``.env`` file's last line may) or a variable no process can
+be given (naming the header or variable, never the value). Keys other tools add (``autoApprove``,
 ``description``, ...) are ignored.
 
 Gateway options sit under ``"forge"``, at the top (``separator``, ``search_only``,
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from forge.core.errors import ForgeError
+from forge.tools.integrations.mcp._secrets import header_problem, safe_url
 from forge.tools.schema._names import is_valid_name
 
 __all__ = [
@@ -87,7 +90,8 @@ class ServerConfig:
     """Put before each of its tools' names (``<name><separator>`` unless set); no other
     server's prefix starts it, nor does it start another's."""
     display: str
-    """The command line or URL as the file writes it (variables not expanded: no secrets)."""
+    """The command line as the file writes it (variables not expanded: no secrets), or the URL
+    without its userinfo and query values."""
     command: str | None = None
     """The program to start (stdio)."""
     args: tuple[str, ...] = ()
@@ -314,7 +318,7 @@ def _server(
             **common,
             command=command,
             args=tuple(expand_env(a, environ, f"{place}: 'args[{i}]'") for i, a in enumerate(args)),
-            env=_strings(entry.get("env", {}), environ, f"{place}: 'env'"),
+            env=_environment(_strings(entry.get("env", {}), environ, f"{place}: 'env'"), place),
             cwd=text("cwd"),
         )
     url = text("url") or text("serverUrl")
@@ -323,13 +327,38 @@ def _server(
     return ServerConfig(
         **common,
         url=url,
-        headers=_strings(entry.get("headers", {}), environ, f"{place}: 'headers'"),
+        headers=_headers(_strings(entry.get("headers", {}), environ, f"{place}: 'headers'"), place),
     )
+
+
+def _headers(headers: dict[str, str], place: str) -> dict[str, str]:
+    """The headers, each one HTTP can send (the value is a secret: the message never shows it)."""
+    for name, value in headers.items():
+        problem = header_problem(name, value)
+        if problem is not None:
+            raise ServersFileError(f"{place}: the header {name!r} cannot be sent: {problem}")
+    return headers
+
+
+def _environment(env: dict[str, str], place: str) -> dict[str, str]:
+    """The variables, each one a process can be given (the value is never shown)."""
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name:
+            raise ServersFileError(
+                f"{place}: 'env' has the variable name {name!r}, which cannot be set: use a "
+                "name without '=' or NUL"
+            )
+        if "\0" in value:
+            raise ServersFileError(
+                f"{place}: the value of 'env' {name!r} holds a NUL character, which no process "
+                "environment can: remove it"
+            )
+    return env
 
 
 def _display(entry: Mapping[str, Any], kind: Kind) -> str:
     if kind != "stdio":
-        return str(entry.get("url") or entry.get("serverUrl"))
+        return safe_url(str(entry.get("url") or entry.get("serverUrl")))
     args = entry.get("args", [])
     words = [str(entry.get("command", "")), *(args if isinstance(args, list) else [])]
     return shlex.join(str(w) for w in words)

@@ -152,6 +152,71 @@ def test_a_bad_header_value_type_does_not_show_the_value() -> None:
     assert "top-secret" not in str(raised.value)
 
 
+UNSENDABLE = st.sampled_from(["\n", "\r\n", "\r", "\x00", "\x1b", "\x7f", "é", " "])
+
+
+@settings(deadline=None)
+@given(
+    st.text(string.ascii_letters + string.digits + "-_.", min_size=8, max_size=30),
+    UNSENDABLE,
+    st.sampled_from(["start", "middle", "end"]),
+)
+def test_a_header_value_http_cannot_send_is_refused_without_showing_it(
+    secret: str, bad: str, where: str
+) -> None:
+    """A control, non-ASCII or edge-whitespace character: refused at load, value never shown."""
+    secret = "sk-" + secret
+    value = {"start": bad + secret, "middle": secret[:4] + bad + secret[4:], "end": secret + bad}
+    if bad == " " and where == "middle":
+        value["middle"] = secret + "\t"  # inner spaces are fine; a trailing tab is not
+    environ = {"FORGE_KEY": value[where]}
+    document = {
+        "mcpServers": {"api": {"url": "http://h/mcp", "headers": {"X-Key": "${FORGE_KEY}"}}}
+    }
+    with pytest.raises(ServersFileError) as raised:
+        parse_servers(document, environ)
+    message = str(raised.value)
+    assert "server 'api': the header 'X-Key' cannot be sent" in message
+    assert "sk-" not in message
+
+
+def test_headers_and_environment_that_work_are_kept() -> None:
+    """Inner spaces, tabs and punctuation in a header, line breaks in a variable: accepted."""
+    config = _parse(
+        {
+            "api": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer a.b-c_d=\te"}},
+            "cmd": {"command": "x", "env": {"PEM": "-----BEGIN-----\nabc\n-----END-----\n"}},
+        }
+    )
+    assert config.servers[0].headers == {"Authorization": "Bearer a.b-c_d=\te"}
+    assert config.servers[1].env["PEM"].endswith("\n")
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"command": "x", "env": {"A=B": "v"}}, "'env' has the variable name 'A=B'"),
+        ({"command": "x", "env": {"KEY": "top\x00secret"}}, "'env' 'KEY' holds a NUL"),
+        ({"url": "http://h/mcp", "headers": {"Bad Name": "v"}}, "the header 'Bad Name' cannot"),
+    ],
+)
+def test_a_variable_no_process_can_have_or_a_bad_header_name_is_named(
+    entry: dict[str, Any], message: str
+) -> None:
+    """An environment variable that cannot be set, a header name HTTP refuses: named."""
+    with pytest.raises(ServersFileError) as raised:
+        _parse({"s": entry})
+    assert message in str(raised.value)
+    assert "secret" not in str(raised.value)
+
+
+def test_a_url_is_shown_without_its_userinfo_and_query_values() -> None:
+    """The display of a URL server keeps the host, path and query keys only."""
+    [server] = _parse({"s": {"url": "https://me:pw-123@h.example/mcp?key=abc123&v=2#frag"}}).servers
+    assert server.display == "https://h.example/mcp?key=***&v=***"
+    assert server.url == "https://me:pw-123@h.example/mcp?key=abc123&v=2#frag"
+
+
 @pytest.mark.parametrize(
     ("document", "message"),
     [
