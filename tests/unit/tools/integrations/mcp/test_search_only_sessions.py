@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp_harness import SERVERS, HttpServer
 
 from forge.tools import ToolRegistry, tool
-from forge.tools.integrations.mcp import SearchOnlyServer
+from forge.tools.integrations.mcp import HttpLimits, SearchOnlyServer
 from forge.tools.integrations.mcp._catalog import with_catalog
 
 
@@ -160,8 +160,10 @@ def test_the_catalog_runs_the_tools_of_a_search_only_server() -> None:
     async def nothing(scope: Any, receive: Any, send: Any) -> None:
         """Stands for the MCP app at /mcp (not reached here)."""
 
-    _, catalog = with_catalog(nothing, "/mcp", server, None)
-    outcome = asyncio.run(catalog.run("get_weather", {"arguments": {"city": "Oslo"}}))
+    _, catalog = with_catalog(nothing, "/mcp", server, None, HttpLimits())
+    outcome = asyncio.run(
+        catalog.run("get_weather", {"arguments": {"city": "Oslo"}, "confirm": True})
+    )
     catalog.close()
     server.close()
     assert outcome["ok"] is True, outcome
@@ -181,7 +183,10 @@ def test_the_catalog_of_a_search_only_gateway_runs_its_tools(tmp_path: Path) -> 
         base = gateway.url.removesuffix("/mcp")
         with httpx.Client(base_url=base, timeout=30,
                           headers={"Authorization": "Bearer " + "t" * 32}) as client:  # fmt: skip
-            ran = client.post("/api/tools/solo__echo_text/run", json={"arguments": {"text": "hi"}})
+            ran = client.post(
+                "/api/tools/solo__echo_text/run",
+                json={"arguments": {"text": "hi"}, "confirm": True},
+            )
     finally:
         gateway.stop()
     assert ran.status_code == 200, ran.text
