@@ -22,7 +22,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env, wait_for
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, Relay, server_env, wait_for
 from real_servers import time_server
 
 from forge.tools import ErrorKind
@@ -264,33 +264,35 @@ def test_secrets_are_never_logged_or_shown(
 
 
 def test_an_http_server_that_starts_late_stops_and_restarts(
-    start_http: Callable[..., HttpServer], monkeypatch: pytest.MonkeyPatch
+    start_http: Callable[..., HttpServer], relay: Relay, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Down at start, up later (with its token header), gone when stopped, back when restarted."""
+    """Down at start, up later (with its token header), gone when stopped, back when restarted.
+
+    The servers sit behind a relay: the gateway's URL stays the same without the restarted
+    server binding a port it let go (which another process may have taken meanwhile).
+    """
     token = "gateway-test-token-0123456789"
     monkeypatch.setenv("FORGE_TEST_TOKEN", token)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     document = {
         "mcpServers": {
             "web": {
-                "url": f"http://127.0.0.1:{port}/mcp",
+                "url": relay.url,
                 "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"},
             }
         },
         "forge": {"probe_interval": 0.5, "reconnect": {"first": 0.2, "cap": 1}},
     }
-    serve_args = ("--tools", TOOLS_SPEC, "--port", str(port))
+    serve_args = ("--tools", TOOLS_SPEC)
     with Gateway(parse_servers(document, os.environ)) as late:
         assert late.states() == {"web": "down"}
         server = start_http(*serve_args, token=token)
+        relay.forward_to(server.port)
         assert wait_for(lambda: "web__add" in late.view)
         assert _run(late, "web__add", {"a": 1, "b": 2}).output == 3
         server.stop()
         assert wait_for(lambda: "web__add" not in late.view)
         assert "not connected" in (_run(late, "web__add", {"a": 1, "b": 2}).error or "")
-        start_http(*serve_args, token=token)
+        relay.forward_to(start_http(*serve_args, token=token).port)
         assert wait_for(lambda: "web__add" in late.view)
         assert _run(late, "web__add", {"a": 2, "b": 2}).output == 4
         assert late.upstreams["web"].connects == 2
