@@ -186,16 +186,17 @@ def test_closing_stops_stdio_servers(gateway: Gateway) -> None:
 
 def test_an_sse_server_is_reached_and_withdrawn_when_it_stops(tmp_path: Path) -> None:
     """``"type": "sse"``: an SDK server on the deprecated transport is imported and called."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     script = str(Path(__file__).parent / "servers" / "sdk_sse_server.py")
     process = subprocess.Popen(
-        [sys.executable, script, str(port)],
+        [sys.executable, script],
         env=server_env(),
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
+    assert process.stdout is not None
+    port = process.stdout.readline().strip()  # bound by the server itself: no port to race for
+    process.stdout.close()
     url = f"http://127.0.0.1:{port}/sse"
     document = {
         "mcpServers": {"old": {"type": "sse", "url": url, "headers": {"X-Trace": "1"}}},
@@ -236,28 +237,33 @@ def test_secrets_are_never_logged_or_shown(
     """Expanded env, header and argument values appear in no log line and no error."""
     secret = "sk-forge-" + "7" * 24
     monkeypatch.setenv("FORGE_TEST_SECRET", secret)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
-    document = {
-        "mcpServers": {
-            "cmd": {
-                "command": "sh",
-                "args": ["-c", "exit 3", "${FORGE_TEST_SECRET}"],
-                "env": {"API_KEY": "${FORGE_TEST_SECRET}"},
-            },
-            "api": {
-                "url": f"http://127.0.0.1:{closed}/mcp",
-                "headers": {"Authorization": "Bearer ${FORGE_TEST_SECRET}"},
-            },
+    # Bound but not listening, for the whole test: connections are refused, and no other
+    # process can start listening on that port meanwhile.
+    with socket.socket() as closed_socket:
+        closed_socket.bind(("127.0.0.1", 0))
+        closed = closed_socket.getsockname()[1]
+        document = {
+            "mcpServers": {
+                "cmd": {
+                    "command": "sh",
+                    "args": ["-c", "exit 3", "${FORGE_TEST_SECRET}"],
+                    "env": {"API_KEY": "${FORGE_TEST_SECRET}"},
+                },
+                "api": {
+                    "url": f"http://127.0.0.1:{closed}/mcp",
+                    "headers": {"Authorization": "Bearer ${FORGE_TEST_SECRET}"},
+                },
+            }
         }
-    }
-    with caplog.at_level(logging.DEBUG), Gateway(parse_servers(document, os.environ)) as failing:
-        shown = [
-            _run(failing, "cmd__x", {}).error or "",
-            _run(failing, "api__x", {}).error or "",
-            *(u.error or "" for u in failing.upstreams.values()),
-        ]
+        with (
+            caplog.at_level(logging.DEBUG),
+            Gateway(parse_servers(document, os.environ)) as failing,
+        ):
+            shown = [
+                _run(failing, "cmd__x", {}).error or "",
+                _run(failing, "api__x", {}).error or "",
+                *(u.error or "" for u in failing.upstreams.values()),
+            ]
     assert all("not connected" in text for text in shown[:2])
     assert secret not in caplog.text
     assert not [text for text in shown if secret in text]
