@@ -134,7 +134,7 @@ def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
             found = await a.call_tool("search_tools", {"query": "current time zone"})
             revealed = {r["name"] for r in json.loads(found.content[0].text)["tools"]}  # type: ignore[union-attr]
             assert "clock__get_current_time" in revealed
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(60):  # a safety net only
                 while not told:
                     await asyncio.sleep(0.05)
             assert await _session_names(a) == {"search_tools", *revealed}
@@ -180,7 +180,7 @@ def test_closing_stops_stdio_servers(gateway: Gateway) -> None:
     assert _alive(pid)
     other.close()
     assert not other.view.names()
-    assert wait_for(lambda: not _alive(pid), 15)
+    assert wait_for(lambda: not _alive(pid))
     assert other.states() == {"ours": "stopped"}
 
 
@@ -224,7 +224,7 @@ def test_a_server_that_never_starts_is_retried_and_its_calls_fail_fast() -> None
     with Gateway(config) as broken:
         upstream: Upstream = broken.upstreams["broken"]
         assert upstream.state == "down"
-        assert wait_for(lambda: upstream.retry_at is not None, 10)
+        assert wait_for(lambda: upstream.retry_at is not None)
         result = _run(broken, "broken__anything", {})
         assert result.error_kind is ErrorKind.TOOL_ERROR
         assert "MCP server 'broken' is not connected" in (result.error or "")

@@ -103,8 +103,12 @@ def stdio_params(*args: str) -> StdioServerParameters:
     )
 
 
-def wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
-    """Poll ``condition`` until it holds or ``seconds`` have passed; its last answer."""
+def wait_for(condition: Callable[[], bool], seconds: float = 60) -> bool:
+    """Poll ``condition`` until it holds or ``seconds`` have passed; its last answer.
+
+    The deadline is a safety net, generous for a loaded machine: a condition that holds
+    ends the wait at once.
+    """
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if condition():
