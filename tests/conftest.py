@@ -5,16 +5,49 @@ Also the place of the test data: ``corpora/`` at the repository root (see its RE
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check results, not speed: on a loaded machine Hypothesis's per-example
+# deadline and its too-slow health check fail tests whose answers are all right.
+settings.register_profile(
+    "forge", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("forge")
+
+
+@pytest.fixture(autouse=True)
+def _no_event_loop_left_open() -> Iterator[None]:
+    """Close the main thread's event loop a test left set, in that test's teardown.
+
+    Libraries leave it open on purpose (pydantic-ai's and the Agents SDK's ``run_sync``),
+    and ``asyncio.get_event_loop()`` makes one unasked. The next ``asyncio.run`` or
+    ``set_event_loop`` drops it, and its ``ResourceWarning`` ("unclosed event loop"),
+    an error here, then fails whichever later test the garbage collector runs in.
+    """
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: "no current event loop"
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # none is set
+            return
+    asyncio.set_event_loop(None)
+    if not loop.is_closed():
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
 
 #: The external test data committed with the repository.
 CORPORA = Path(__file__).resolve().parent.parent / "corpora"

@@ -83,17 +83,43 @@ def test_a_failure_does_not_affect_the_other_calls() -> None:
 
 
 def test_parallel_calls_overlap_and_sequential_calls_do_not() -> None:
-    """parallel=True overlaps 10 x 50 ms calls; parallel=False runs them one after another."""
-    ex = ToolExecutor(ToolRegistry([nap]))
-    calls = [ToolCall.create("nap", {"i": i}) for i in range(10)]
-    started = time.perf_counter()
-    asyncio.run(ex.execute_all(calls))
-    parallel = time.perf_counter() - started
-    started = time.perf_counter()
-    asyncio.run(ex.execute_all(calls, parallel=False))
-    sequential = time.perf_counter() - started
-    assert sequential >= 0.5
-    assert parallel < sequential / 2
+    """parallel=True runs 10 calls at once (each waits until all ten run); parallel=False one
+    after another."""
+    gauge = Gauge()
+    all_in: list[asyncio.Event] = []
+
+    @tool
+    async def meet(i: int) -> int:
+        """Wait until ten calls run at once, then return i."""
+        gauge.enter()
+        if gauge.now == 10:
+            all_in[0].set()
+        await all_in[0].wait()
+        gauge.leave()
+        return i
+
+    @tool
+    async def step(i: int) -> int:
+        """Count the calls running now; return i."""
+        gauge.enter()
+        await asyncio.sleep(0.005)
+        gauge.leave()
+        return i
+
+    ex = ToolExecutor(ToolRegistry([meet, step]))
+
+    async def parallel() -> list[Any]:
+        all_in.append(asyncio.Event())
+        calls = [ToolCall.create("meet", {"i": i}) for i in range(10)]
+        return await ex.execute_all(calls, timeout=60)  # calls that never meet time out
+
+    assert [r.output for r in asyncio.run(parallel())] == list(range(10))
+    assert gauge.peak == 10
+    gauge.peak = 0
+    calls = [ToolCall.create("step", {"i": i}) for i in range(10)]
+    results = asyncio.run(ex.execute_all(calls, parallel=False))
+    assert [r.output for r in results] == list(range(10))
+    assert gauge.peak == 1
 
 
 @pytest.mark.parametrize("limit", [1, 3])
@@ -208,17 +234,19 @@ def test_waiting_for_a_slot_counts_towards_the_timeout() -> None:
 
 def _sync_waiter_times_out() -> Any:
     release = threading.Event()
+    holding = threading.Event()
 
     @tool(max_concurrency=1)
     def hog_sync() -> str:
         """Hold the only slot until released."""
-        release.wait(5)
+        holding.set()
+        release.wait(30)
         return "done"
 
     ex = ToolExecutor(ToolRegistry([hog_sync]))
     holder = threading.Thread(target=lambda: ex.run_sync("hog_sync"))
     holder.start()
-    time.sleep(0.05)
+    assert holding.wait(30)
     try:
         return ex.run_sync("hog_sync", timeout=0.05)
     finally:
@@ -295,15 +323,23 @@ def test_limiter_hands_slots_over_in_order_across_threads_and_loops() -> None:
 
     t = threading.Thread(target=thread_waiter)
     t.start()
-    time.sleep(0.05)
+    assert _queued(limiter, 1)
     other = threading.Thread(target=lambda: asyncio.run(loop_waiter()))
     other.start()
-    time.sleep(0.05)
+    assert _queued(limiter, 2)
     limiter.release()
     t.join()
     other.join()
     assert order == ["thread", "loop"]
     assert limiter.active == 0
+
+
+def _queued(limiter: Limiter, waiters: int) -> bool:
+    """Wait (30 s at most) until ``waiters`` callers queue for a slot."""
+    deadline = time.monotonic() + 30
+    while len(limiter._waiters) < waiters and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return len(limiter._waiters) == waiters
 
 
 def test_limiter_sync_timeout_gives_up() -> None:

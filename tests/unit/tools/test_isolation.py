@@ -1,9 +1,12 @@
 """Process isolation: isolated tools run in a child process that is killed on timeout."""
 
 import asyncio
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ import pytest
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools import ErrorKind, ExecutionContext, ToolRegistry, tool
+from forge.tools.execution._isolation import IsolatedCall, target_of
 from forge.tools.execution.executor import ToolExecutor
 
 pytestmark = pytest.mark.slow  # child processes
@@ -19,18 +23,32 @@ pytestmark = pytest.mark.slow  # child processes
 
 @tool(placement="process")
 def hang(pid_file: str) -> str:
-    """Write this process's id, then sleep ten seconds."""
+    """Write this process's id, then sleep a minute."""
     Path(pid_file).write_text(str(os.getpid()))
-    time.sleep(10)
+    time.sleep(60)
     return "woke"
 
 
 @tool(placement="process")
 def spawn_and_hang(pid_file: str) -> str:
-    """Start a grandchild process, write its id, then sleep ten seconds."""
+    """Start a grandchild process, write its id, then sleep a minute."""
     grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     Path(pid_file).write_text(str(grandchild.pid))
-    time.sleep(10)
+    time.sleep(60)
+    return "woke"
+
+
+@tool(placement="process")
+def leave_a_daemon(pid_file: str) -> str:
+    """Fork a process into a session of its own (out of reach of the kill, holding this
+    process's descriptors), write its id, then sleep a minute."""
+    daemon = os.fork()
+    if daemon == 0:
+        os.setsid()
+        time.sleep(60)
+        os._exit(0)
+    Path(pid_file).write_text(str(daemon))
+    time.sleep(60)
     return "woke"
 
 
@@ -74,7 +92,17 @@ def unpicklable() -> Any:
 
 def registry() -> ToolRegistry:
     return ToolRegistry(
-        [hang, spawn_and_hang, where, async_where, explode, secret_failure, crash, unpicklable]
+        [
+            hang,
+            spawn_and_hang,
+            leave_a_daemon,
+            where,
+            async_where,
+            explode,
+            secret_failure,
+            crash,
+            unpicklable,
+        ]
     )
 
 
@@ -103,12 +131,12 @@ def test_an_isolated_handler_is_killed_at_its_timeout(tmp_path: Path, entry: str
     args = {"pid_file": str(pid_file)}
     started = time.perf_counter()
     if entry == "async":
-        result = asyncio.run(ex.run("hang", args, timeout=2))
+        result = asyncio.run(ex.run("hang", args, timeout=5))
     else:
-        result = ex.run_sync("hang", args, timeout=2)
+        result = ex.run_sync("hang", args, timeout=5)
     elapsed = time.perf_counter() - started
     assert result.error_kind is ErrorKind.TIMEOUT
-    assert elapsed < 5
+    assert elapsed < 30  # not held until the handler ends; generous for a loaded machine
     pid = wait_for_pid(pid_file)
     assert pid != os.getpid()
     assert not alive(pid)
@@ -138,9 +166,9 @@ def test_processes_an_isolated_handler_started_are_killed_with_it(
     ex = ToolExecutor(registry())
     args = {"pid_file": str(pid_file)}
     if entry == "async":
-        result = asyncio.run(ex.run("spawn_and_hang", args, timeout=2))
+        result = asyncio.run(ex.run("spawn_and_hang", args, timeout=5))
     else:
-        result = ex.run_sync("spawn_and_hang", args, timeout=2)
+        result = ex.run_sync("spawn_and_hang", args, timeout=5)
     assert result.error_kind is ErrorKind.TIMEOUT
     grandchild = wait_for_pid(pid_file)
     assert gone(grandchild)
@@ -162,6 +190,42 @@ def test_cancelling_an_isolated_call_kills_the_child(tmp_path: Path) -> None:
 
     pid = asyncio.run(asyncio.wait_for(go(), 30))
     assert not alive(pid)
+
+
+def test_a_kill_leaves_the_pipe_to_the_thread_waiting_on_it(tmp_path: Path) -> None:
+    """A kill from another thread does not close the result pipe under the waiting thread.
+
+    It used to: the freed descriptor went to the next pipe opened (the next call's), which
+    the waiting thread then read, taking that call's result.
+    """
+    pid_file = tmp_path / "pid"
+    call = IsolatedCall(target_of(leave_a_daemon), {"pid_file": str(pid_file)}, ExecutionContext())
+    call.start()
+    assert call._proc is not None
+    assert call._proc.stdout is not None
+    result_fd = call._proc.stdout.fileno()
+    outcome: list[Any] = []
+    waiter = threading.Thread(target=lambda: outcome.append(call.wait()))
+    waiter.start()
+    daemon = wait_for_pid(pid_file)
+    read_end, write_end = os.pipe()  # the next call's pipe
+    try:
+        call.kill()
+        os.write(write_end, b"not yours")
+        try:
+            os.fstat(result_fd)
+        except OSError:  # closed under the waiter: the next pipe may get its number
+            os.dup2(read_end, result_fd)
+        os.kill(daemon, signal.SIGKILL)  # the last writer of the old pipe: the wait wakes up
+        waiter.join(30)
+        assert outcome == [None]
+        os.set_blocking(read_end, False)
+        assert os.read(read_end, 100) == b"not yours"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(daemon, signal.SIGKILL)
+        os.close(read_end)
+        os.close(write_end)
 
 
 def test_isolated_results_and_context_cross_the_boundary() -> None:

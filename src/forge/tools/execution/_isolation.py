@@ -23,6 +23,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -92,6 +93,8 @@ class IsolatedCall:
         self._payload = _payload(target, kwargs, context)
         self._proc: subprocess.Popen[bytes] | None = None
         self._killed = False
+        self._waiting = False
+        self._lock = threading.Lock()
 
     def start(self) -> None:
         """Start the child process."""
@@ -112,6 +115,11 @@ class IsolatedCall:
         proc = self._proc
         if proc is None:
             raise RuntimeError("start() the call first")
+        with self._lock:
+            if self._killed:
+                _close_streams(proc)
+                return None
+            self._waiting = True
         try:
             out, _ = proc.communicate(self._payload, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -119,7 +127,11 @@ class IsolatedCall:
             return None
         except (BrokenPipeError, ValueError, OSError):  # killed while sending
             out = b""
-        if self._killed:
+        finally:
+            with self._lock:
+                self._waiting = False
+            _close_streams(proc)
+        if self.killed:
             return None
         try:
             outcome: Outcome = pickle.loads(out)
@@ -131,9 +143,22 @@ class IsolatedCall:
             )
         return outcome
 
+    @property
+    def killed(self) -> bool:
+        """Whether `kill` was called (perhaps from another thread)."""
+        with self._lock:
+            return self._killed
+
     def kill(self) -> None:
-        """Kill the child (if still running) and reap it."""
-        self._killed = True
+        """Kill the child (if still running) and reap it.
+
+        A `wait` under way on another thread returns ``None`` once the child's end of the
+        pipe closes, and closes the streams itself: closing them under it would free
+        their descriptors for reuse, and it could then read another call's result.
+        """
+        with self._lock:
+            self._killed = True
+            waiting = self._waiting
         proc = self._proc
         if proc is None:
             return
@@ -144,8 +169,14 @@ class IsolatedCall:
             proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be ignored
             proc.wait(timeout=5)
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
+        if not waiting:
+            _close_streams(proc)
+
+
+def _close_streams(proc: subprocess.Popen[bytes]) -> None:
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):  # a pipe the child left unread
                 stream.close()
 
 

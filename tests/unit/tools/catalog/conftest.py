@@ -112,8 +112,9 @@ class Served:
         self.port = 0
         self._thread = threading.Thread(target=self._run, args=(catalog,), daemon=True)
         self._thread.start()
-        if not self._ready.wait(30):
-            raise RuntimeError("the catalog server did not start within 30 s")
+        if not self._ready.wait(60):  # a safety net for a loaded machine
+            self.stop()
+            raise RuntimeError("the catalog server did not start within 60 s")
 
     @property
     def url(self) -> str:
@@ -141,9 +142,12 @@ class Served:
             await serve_http(self.server, host="127.0.0.1", port=0, token=self.token,
                              on_started=started, catalog=catalog, limits=self.limits)  # fmt: skip
 
-        with contextlib.suppress(asyncio.CancelledError):
-            self._loop.run_until_complete(main())
-        self._loop.close()
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                self._loop.run_until_complete(main())
+        finally:  # also when serving failed: a loop left open warns when it is collected
+            asyncio.set_event_loop(None)
+            self._loop.close()
 
     def stop(self) -> None:
         """Cancel the server (as SIGINT would) and wait for it to end."""

@@ -240,15 +240,16 @@ class MCPClient:
         ``meta`` is the caller's trace context (`inject_context`), sent in ``_meta``.
         """
         client, lost = self._client, self._lost
+        if client is None:  # nothing to blame: a connection being made now is not lost
+            down = MCPConnectionError("not connected (the connection was lost or closed)")
+            return self._failed(local, down, seconds).result
         try:
-            if client is None:
-                raise MCPConnectionError("not connected (the connection was lost or closed)")
             with attach_context(meta):  # the SDK's own span, if any, is the call's child
                 async with asyncio.timeout(seconds):
                     answer = await client.call_tool(remote, arguments, meta=_request_meta(meta))
         except Exception as exc:
             failure = self._failed(local, exc, seconds)
-            if failure.lost and lost is not None:
+            if failure.lost and lost is not None:  # the event of the connection ``client`` is on
                 lost.set()
             return failure.result
         return from_call_result(local, answer)
@@ -310,15 +311,17 @@ class MCPClient:
             if self._stop.is_set():
                 return
             try:
-                why = await self._connection()
+                why = await self._connection(reconnect=True)
             except Exception as exc:
                 why = self._why(exc)
                 logger.info("reconnecting to %s failed: %s", self._shown(), why)
             else:
                 attempt = 0
 
-    async def _connection(self) -> str:
+    async def _connection(self, *, reconnect: bool = False) -> str:
         """Connect, import and serve until the connection ends; return why it ended.
+
+        A ``reconnect`` that succeeds is logged.
 
         Raises:
             Exception: The connection or the first listing failed (``TimeoutError``
@@ -336,11 +339,14 @@ class MCPClient:
                     await self.refresh()
                 ready = True
                 self._ready.set()
+                if reconnect:
+                    logger.info("reconnected to %s", self._shown())
                 if self._follow and client.protocol_version in MODERN_PROTOCOL_VERSIONS:
                     stack.callback(self._spawn(self._listen(client, lost)).cancel)
                 if self.probe_interval is not None:
                     stack.callback(self._spawn(self._probe(self.probe_interval, lost)).cancel)
                 await lost.wait()
+                self._client = None  # calls fail fast from now on, not on a session being closed
         except Exception as exc:
             if not ready:
                 raise

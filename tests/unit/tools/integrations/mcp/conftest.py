@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "servers"))
 
-from mcp_harness import TOOLS_SPEC, HttpServer, server_env, stdio_params
+from mcp_harness import TOOLS_SPEC, HttpServer, Relay, server_env, stdio_params
 
 from forge.tools import ToolRegistry
 from forge.tools.integrations.mcp import MCPClient, import_tools
@@ -38,6 +38,14 @@ def start_http() -> Iterator[Callable[..., HttpServer]]:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def relay() -> Iterator[Relay]:
+    """A relay on a fixed address of this test, to no server yet; closed in teardown."""
+    relay = Relay()
+    yield relay
+    relay.close()
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, wait_for
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, Relay, wait_for
 
 from forge.tools import ErrorKind, ToolRegistry
 from forge.tools.integrations.mcp import MCPClient, MCPConnectionError, import_tools
@@ -32,14 +32,6 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def free_port() -> int:
-    """A port of 127.0.0.1 nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def test_a_hung_stdio_server_fails_each_connect_and_leaves_nothing_running(
@@ -155,23 +147,61 @@ def test_the_client_reconnects_after_an_http_server_restarts(
     registry: ToolRegistry,
     connect: Callable[..., MCPClient],
     start_http: Callable[..., HttpServer],
+    relay: Relay,
     mode: str,
 ) -> None:
-    """A server restarted on the same port is reached again; its tools work again."""
-    port = str(free_port())
-    first = start_http("--tools", TOOLS_SPEC, "--port", port)
+    """A server restarted behind the same address is reached again; its tools work again."""
+    first = start_http("--tools", TOOLS_SPEC)
+    relay.forward_to(first.port)
     # Enough attempts to outlast a slow restart on a loaded machine (backoff tops out at 8 s).
-    client = connect(first.url, timeout=10, mode=mode, reconnect_attempts=12)
+    client = connect(relay.url, timeout=10, mode=mode, reconnect_attempts=12)
     assert registry.execute("add", {"a": 1, "b": 2}).output == 3
     first.stop()
     down = registry.execute("add", {"a": 1, "b": 2})
     assert down.success is False
-    second = start_http("--tools", TOOLS_SPEC, "--port", port)
+    second = start_http("--tools", TOOLS_SPEC)
+    relay.forward_to(second.port)
     back = wait_for(lambda: registry.execute("add", {"a": 1, "b": 2}).output == 3, seconds=90)
     assert back, "".join(list(second.log)[-20:])
     assert client.connected
     assert client.error is None
     assert "add" in registry
+
+
+def test_a_call_while_reconnecting_leaves_the_new_connection_up(
+    registry: ToolRegistry,
+    connect: Callable[..., MCPClient],
+    start_http: Callable[..., HttpServer],
+    relay: Relay,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A call that finds no connection fails alone; the connection being made stays up.
+
+    Such a call used to mark the connection under way as lost, so a caller that kept
+    calling while the client reconnected (slowly, on a loaded machine) kept it down.
+    """
+    server = start_http("--tools", TOOLS_SPEC)
+    relay.forward_to(server.port)
+    client = connect(relay.url, timeout=10, reconnect_attempts=12)
+    relay.forward_to(None)
+    relay.cut()
+    assert registry.execute("add", {"a": 1, "b": 2}).success is False  # the loss is seen
+    relay.hold()
+    relay.forward_to(server.port)
+    assert wait_for(lambda: relay.held > 0)  # a reconnect is under way, waiting on the relay
+    during = registry.execute("add", {"a": 1, "b": 2})
+    assert "not connected" in (during.error or "")
+
+    def reconnects() -> int:
+        return sum("reconnected" in r.getMessage() for r in caplog.records)
+
+    with caplog.at_level(logging.INFO, logger="forge.mcp.client"):
+        relay.release()
+        assert wait_for(lambda: reconnects() > 0)
+        assert registry.execute("add", {"a": 1, "b": 2}).output == 3
+        assert client.connected
+        client.close()  # its thread has ended: every reconnect it made is logged
+    assert reconnects() == 1
 
 
 def test_a_server_that_stays_down_loses_only_its_own_tools(

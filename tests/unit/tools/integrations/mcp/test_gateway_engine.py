@@ -22,7 +22,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env, wait_for
+from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, Relay, server_env, wait_for
 from real_servers import time_server
 
 from forge.tools import ErrorKind
@@ -134,7 +134,7 @@ def test_search_only_reveals_tools_per_session(gateway: Gateway) -> None:
             found = await a.call_tool("search_tools", {"query": "current time zone"})
             revealed = {r["name"] for r in json.loads(found.content[0].text)["tools"]}  # type: ignore[union-attr]
             assert "clock__get_current_time" in revealed
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(60):  # a safety net only
                 while not told:
                     await asyncio.sleep(0.05)
             assert await _session_names(a) == {"search_tools", *revealed}
@@ -180,22 +180,23 @@ def test_closing_stops_stdio_servers(gateway: Gateway) -> None:
     assert _alive(pid)
     other.close()
     assert not other.view.names()
-    assert wait_for(lambda: not _alive(pid), 15)
+    assert wait_for(lambda: not _alive(pid))
     assert other.states() == {"ours": "stopped"}
 
 
 def test_an_sse_server_is_reached_and_withdrawn_when_it_stops(tmp_path: Path) -> None:
     """``"type": "sse"``: an SDK server on the deprecated transport is imported and called."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     script = str(Path(__file__).parent / "servers" / "sdk_sse_server.py")
     process = subprocess.Popen(
-        [sys.executable, script, str(port)],
+        [sys.executable, script],
         env=server_env(),
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
+    assert process.stdout is not None
+    port = process.stdout.readline().strip()  # bound by the server itself: no port to race for
+    process.stdout.close()
     url = f"http://127.0.0.1:{port}/sse"
     document = {
         "mcpServers": {"old": {"type": "sse", "url": url, "headers": {"X-Trace": "1"}}},
@@ -223,7 +224,7 @@ def test_a_server_that_never_starts_is_retried_and_its_calls_fail_fast() -> None
     with Gateway(config) as broken:
         upstream: Upstream = broken.upstreams["broken"]
         assert upstream.state == "down"
-        assert wait_for(lambda: upstream.retry_at is not None, 10)
+        assert wait_for(lambda: upstream.retry_at is not None)
         result = _run(broken, "broken__anything", {})
         assert result.error_kind is ErrorKind.TOOL_ERROR
         assert "MCP server 'broken' is not connected" in (result.error or "")
@@ -236,61 +237,68 @@ def test_secrets_are_never_logged_or_shown(
     """Expanded env, header and argument values appear in no log line and no error."""
     secret = "sk-forge-" + "7" * 24
     monkeypatch.setenv("FORGE_TEST_SECRET", secret)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
-    document = {
-        "mcpServers": {
-            "cmd": {
-                "command": "sh",
-                "args": ["-c", "exit 3", "${FORGE_TEST_SECRET}"],
-                "env": {"API_KEY": "${FORGE_TEST_SECRET}"},
-            },
-            "api": {
-                "url": f"http://127.0.0.1:{closed}/mcp",
-                "headers": {"Authorization": "Bearer ${FORGE_TEST_SECRET}"},
-            },
+    # Bound but not listening, for the whole test: connections are refused, and no other
+    # process can start listening on that port meanwhile.
+    with socket.socket() as closed_socket:
+        closed_socket.bind(("127.0.0.1", 0))
+        closed = closed_socket.getsockname()[1]
+        document = {
+            "mcpServers": {
+                "cmd": {
+                    "command": "sh",
+                    "args": ["-c", "exit 3", "${FORGE_TEST_SECRET}"],
+                    "env": {"API_KEY": "${FORGE_TEST_SECRET}"},
+                },
+                "api": {
+                    "url": f"http://127.0.0.1:{closed}/mcp",
+                    "headers": {"Authorization": "Bearer ${FORGE_TEST_SECRET}"},
+                },
+            }
         }
-    }
-    with caplog.at_level(logging.DEBUG), Gateway(parse_servers(document, os.environ)) as failing:
-        shown = [
-            _run(failing, "cmd__x", {}).error or "",
-            _run(failing, "api__x", {}).error or "",
-            *(u.error or "" for u in failing.upstreams.values()),
-        ]
+        with (
+            caplog.at_level(logging.DEBUG),
+            Gateway(parse_servers(document, os.environ)) as failing,
+        ):
+            shown = [
+                _run(failing, "cmd__x", {}).error or "",
+                _run(failing, "api__x", {}).error or "",
+                *(u.error or "" for u in failing.upstreams.values()),
+            ]
     assert all("not connected" in text for text in shown[:2])
     assert secret not in caplog.text
     assert not [text for text in shown if secret in text]
 
 
 def test_an_http_server_that_starts_late_stops_and_restarts(
-    start_http: Callable[..., HttpServer], monkeypatch: pytest.MonkeyPatch
+    start_http: Callable[..., HttpServer], relay: Relay, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Down at start, up later (with its token header), gone when stopped, back when restarted."""
+    """Down at start, up later (with its token header), gone when stopped, back when restarted.
+
+    The servers sit behind a relay: the gateway's URL stays the same without the restarted
+    server binding a port it let go (which another process may have taken meanwhile).
+    """
     token = "gateway-test-token-0123456789"
     monkeypatch.setenv("FORGE_TEST_TOKEN", token)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     document = {
         "mcpServers": {
             "web": {
-                "url": f"http://127.0.0.1:{port}/mcp",
+                "url": relay.url,
                 "headers": {"Authorization": "Bearer ${FORGE_TEST_TOKEN}"},
             }
         },
         "forge": {"probe_interval": 0.5, "reconnect": {"first": 0.2, "cap": 1}},
     }
-    serve_args = ("--tools", TOOLS_SPEC, "--port", str(port))
+    serve_args = ("--tools", TOOLS_SPEC)
     with Gateway(parse_servers(document, os.environ)) as late:
         assert late.states() == {"web": "down"}
         server = start_http(*serve_args, token=token)
+        relay.forward_to(server.port)
         assert wait_for(lambda: "web__add" in late.view)
         assert _run(late, "web__add", {"a": 1, "b": 2}).output == 3
         server.stop()
         assert wait_for(lambda: "web__add" not in late.view)
         assert "not connected" in (_run(late, "web__add", {"a": 1, "b": 2}).error or "")
-        start_http(*serve_args, token=token)
+        relay.forward_to(start_http(*serve_args, token=token).port)
         assert wait_for(lambda: "web__add" in late.view)
         assert _run(late, "web__add", {"a": 2, "b": 2}).output == 4
         assert late.upstreams["web"].connects == 2

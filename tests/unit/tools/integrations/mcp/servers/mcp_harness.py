@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -46,6 +47,7 @@ class HttpServer:
         self.log: deque[str] = deque(maxlen=200)  # the last lines it wrote after its URL
         self._drainer = threading.Thread(target=self._drain, daemon=True)
         self.url = self._read_url()
+        self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
 
     def _read_url(self) -> str:
         assert self.process.stderr is not None
@@ -101,10 +103,110 @@ def stdio_params(*args: str) -> StdioServerParameters:
     )
 
 
-def wait_for(condition: Callable[[], bool], seconds: float = 30) -> bool:
-    """Poll ``condition`` a bounded number of times; its last answer."""
-    for _ in range(int(seconds * 20)):
+def wait_for(condition: Callable[[], bool], seconds: float = 60) -> bool:
+    """Poll ``condition`` until it holds or ``seconds`` have passed; its last answer.
+
+    The deadline is a safety net, generous for a loaded machine: a condition that holds
+    ends the wait at once.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         if condition():
             return True
         time.sleep(0.05)
     return condition()
+
+
+class Relay:
+    """A TCP relay from a port of 127.0.0.1 that stays the same to a server that may change.
+
+    A server "restarted on the same address" without binding a port twice (which another
+    process may take in between): the relay listens on port 0 for its whole life and
+    forwards each connection to the port of the current ``backend``. With no backend, or
+    one that refuses, a connection is closed at once (a server that is down). `hold`
+    keeps new connections waiting, unanswered, until `release`.
+    """
+
+    def __init__(self, backend: int | None = None) -> None:
+        self.backend = backend
+        self.held = 0
+        """How many connections wait now (while holding)."""
+        self._holding = False
+        self._changed = threading.Condition()
+        self._open: set[socket.socket] = set()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def forward_to(self, backend: int | None) -> None:
+        """Send new connections to port ``backend`` (``None``: close them)."""
+        with self._changed:
+            self.backend = backend
+
+    def hold(self) -> None:
+        """Keep new connections waiting, accepted but not forwarded."""
+        with self._changed:
+            self._holding = True
+
+    def release(self) -> None:
+        """Forward the waiting connections, and new ones again."""
+        with self._changed:
+            self._holding = False
+            self._changed.notify_all()
+
+    def cut(self) -> None:
+        """Close every connection open now (the server stays where it is)."""
+        with self._changed:
+            for sock in list(self._open):
+                self._close(sock)
+
+    def close(self) -> None:
+        """Stop listening and close every connection."""
+        with self._changed:
+            self._listener.close()
+            self._holding = False
+            self._changed.notify_all()
+            for sock in list(self._open):
+                self._close(sock)
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):  # closed by `close`
+            while True:
+                conn, _ = self._listener.accept()
+                with self._changed:
+                    self._open.add(conn)
+                threading.Thread(target=self._connect, args=(conn,), daemon=True).start()
+
+    def _connect(self, conn: socket.socket) -> None:
+        with self._changed:
+            waits = self._holding
+            self.held += waits
+            while self._holding:
+                self._changed.wait()
+            self.held -= waits
+            backend = self.backend if self._listener.fileno() != -1 else None
+        try:
+            if backend is None:
+                raise ConnectionRefusedError
+            upstream = socket.create_connection(("127.0.0.1", backend))
+        except OSError:
+            self._close(conn)
+            return
+        with self._changed:
+            self._open.add(upstream)
+        threading.Thread(target=self._pump, args=(upstream, conn), daemon=True).start()
+        self._pump(conn, upstream)
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        """Copy until either side ends; then close both (an HTTP peer never half-closes)."""
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        self._close(source)
+        self._close(sink)
+
+    def _close(self, sock: socket.socket) -> None:
+        with self._changed:
+            self._open.discard(sock)
+        sock.close()
