@@ -24,6 +24,8 @@ raises it, or needing an optional dependency) is marked with where to import it:
     ├── ClientCapabilityError(ForgeError, RuntimeError)  the caller cannot answer a tool's question
     ├── MCPConnectionError(ForgeError, ConnectionError)  an MCP server cannot be reached
     │       import from forge.tools.integrations.mcp
+    ├── HeaderValueError(ForgeError, ValueError)        an MCP server's header HTTP cannot send
+    │       import from forge.tools.integrations.mcp
     ├── InsecureBindError(ForgeError, ValueError)        HTTP beyond loopback without a token
     │       import from forge.tools.integrations.mcp
     ├── ServersFileError(ForgeError, ValueError)         a gateway's servers.json that is invalid

@@ -246,8 +246,8 @@ class _Built:
         try:
             definition, missing = operation_definition(op, name, settings)
             tool = self._build(definition)
-        except RefBomb:
-            raise
+        except RefBomb as bomb:
+            raise bomb.error from None
         except (Unsupported, OpenAPIError, ToolDefinitionError) as exc:
             self.skipped.append(
                 SkippedOperation(operation=label, where=op.where, reason=_reason(exc))

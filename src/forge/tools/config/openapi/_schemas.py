@@ -33,8 +33,13 @@ _SUBSCHEMA_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs
 _MERGEABLE = {"type", "properties", "required", "description", "title"}
 
 
-class RefBomb(OpenAPIError):
-    """The document's refs, inlined, grow past `MAX_ALIAS_NODES` (the import stops)."""
+class RefBomb(Exception):
+    """The document's refs, inlined, grow past `MAX_ALIAS_NODES`: the import stops with
+    ``error``, whichever operation was being converted (internal)."""
+
+    def __init__(self, error: OpenAPIError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class SchemaConverter:
@@ -134,12 +139,12 @@ class SchemaConverter:
     def _count(self, nodes: int, ref: str) -> None:
         self.inlined += nodes
         if self.inlined > MAX_ALIAS_NODES:
-            raise RefBomb(
+            raise RefBomb(OpenAPIError(
                 self.source, ref[1:], f"the $refs expand to more than {MAX_ALIAS_NODES:,} schema "
                 f"nodes when inlined into the tools (the limit), by {ref!r}; refs that use "
                 "each other several times grow exponentially: "
                 "simplify them, or import fewer operations (include=/--include)",
-            )  # fmt: skip
+            ))  # fmt: skip
 
     def _drop_read_only(
         self, node: dict[str, Any], out: dict[str, Any], stack: tuple[str, ...], depth: int

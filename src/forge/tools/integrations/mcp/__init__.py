@@ -22,6 +22,7 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
     raise MissingDependencyError("mcp", "mcp") from exc
 
 from forge.tools.integrations.mcp._outcomes import MCPConnectionError
+from forge.tools.integrations.mcp._secrets import HeaderValueError
 from forge.tools.integrations.mcp.client import MCPClient, import_tools
 from forge.tools.integrations.mcp.gateway import Gateway
 from forge.tools.integrations.mcp.gateway_config import (
@@ -47,6 +48,7 @@ __all__ = [
     "CallRunner",
     "Gateway",
     "GatewayConfig",
+    "HeaderValueError",
     "HttpLimits",
     "InsecureBindError",
     "MCPClient",
