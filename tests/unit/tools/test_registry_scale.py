@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from forge.tools import Tool, ToolRegistry, from_record
-from forge.tools.store import _store
 
 COUNT = 2_000
 
@@ -29,22 +26,6 @@ def _tools(count: int) -> list[Tool]:
         )
         for i in range(count)
     ]
-
-
-@pytest.fixture
-def copied(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The size of every snapshot the registries build from now on."""
-    sizes: list[int] = []
-
-    class Counted(_store._State):
-        __slots__ = ()
-
-        def __init__(self, tools: dict[str, Tool], version: int) -> None:
-            sizes.append(len(tools))
-            super().__init__(tools, version)
-
-    monkeypatch.setattr(_store, "_State", Counted)
-    return sizes
 
 
 def test_registering_and_deregistering_one_by_one_copies_linearly(copied: list[int]) -> None:
