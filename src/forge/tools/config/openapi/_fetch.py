@@ -5,7 +5,9 @@ theirs; the connection then goes to a checked address (the name is kept for the
 ``Host`` header and TLS), so a second DNS answer cannot swap in another one.
 The body is read in chunks and dropped as soon as it passes `MAX_DOCUMENT_BYTES`
 or the whole exchange passes `FETCH_DEADLINE` (give or take one `STALL`, the
-longest a single read may wait). Redirects are not followed.
+longest a single read may wait). A compressed body (gzip or deflate) is inflated
+here, a bounded piece at a time, so the limit holds for what it inflates to: a
+small compressed "bomb" never expands whole in memory. Redirects are not followed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
+import zlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.config.openapi._errors import OpenAPIError
@@ -30,6 +34,9 @@ FETCH_DEADLINE = 30.0
 """Seconds for the whole fetch of a document: connecting, the headers and every chunk."""
 STALL = 5.0
 """The longest wait for any one step (a chunk, say): the deadline is checked between steps."""
+_PIECE = 1024 * 1024
+"""The most bytes one step of inflating a compressed body may produce."""
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
 
 
 class _Expired(Exception):
@@ -101,8 +108,9 @@ def _get(
 
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
     for position, address in enumerate(addresses, start=1):
+        headers = {"Host": target.netloc.decode("ascii"), "Accept-Encoding": "gzip, deflate"}
         request = client.build_request(
-            "GET", target.copy_with(host=address), headers={"Host": target.netloc.decode("ascii")},
+            "GET", target.copy_with(host=address), headers=headers,
             timeout=min(_remaining(deadline), STALL), extensions=extensions,
         )  # fmt: skip
         try:
@@ -129,7 +137,7 @@ def _body(response: httpx.Response, url: str, deadline: float) -> str:
     if declared.isdigit() and int(declared) > MAX_DOCUMENT_BYTES:
         raise too_large
     data = bytearray()
-    for chunk in response.iter_bytes():
+    for chunk in _inflated(response, url):
         data.extend(chunk)
         if len(data) > MAX_DOCUMENT_BYTES:
             raise too_large
@@ -138,6 +146,40 @@ def _body(response: httpx.Response, url: str, deadline: float) -> str:
         return data.decode(response.charset_encoding or "utf-8")
     except (LookupError, UnicodeDecodeError) as exc:
         raise OpenAPIError(url, "", f"the document is not text in its encoding: {exc}") from None
+
+
+def _inflated(response: httpx.Response, url: str) -> Iterator[bytes]:
+    """The body's bytes as sent, inflated if compressed: no step yields more than `_PIECE`."""
+    coding = response.headers.get("content-encoding", "").strip().lower()
+    if coding in ("", "identity"):
+        yield from response.iter_raw()
+        return
+    if coding not in _WBITS:
+        raise OpenAPIError(
+            url, "", f"the document is sent with Content-Encoding {coding[:40]!r}, which is not "
+            "read here (gzip and deflate are); download it and import the file",
+        )  # fmt: skip
+    inflater: Any = None
+    try:
+        for chunk in response.iter_raw():
+            if inflater is None:
+                inflater = zlib.decompressobj(_wbits(coding, chunk))
+            left = chunk
+            while left:
+                yield inflater.decompress(left, _PIECE)
+                left = inflater.unconsumed_tail
+        if inflater is not None:
+            yield inflater.flush()
+    except zlib.error as exc:
+        raise OpenAPIError(url, "", f"the compressed document cannot be inflated: {exc}") from None
+
+
+def _wbits(coding: str, first: bytes) -> int:
+    """The window setting for a body that starts with ``first``: servers often send
+    ``deflate`` without its zlib header (a raw stream)."""
+    if coding == "deflate" and (len(first) < 2 or int.from_bytes(first[:2], "big") % 31 != 0):
+        return -zlib.MAX_WBITS
+    return _WBITS[coding]
 
 
 def _remaining(deadline: float) -> float:

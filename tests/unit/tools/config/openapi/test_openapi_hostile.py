@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import tracemalloc
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -308,6 +310,74 @@ def test_a_stalled_remote_document_stops_at_the_stall_limit(
     server = raw_server(quiet)
     with pytest.raises(OpenAPIError, match=r"sent nothing for 0\.2 s \(the limit\)"):
         import_openapi(f"http://127.0.0.1:{server.port}/doc.yaml", allow_private_network=LOCAL)
+
+
+def _compressed(body: bytes, wbits: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(body) + packer.flush()
+
+
+def _encoded_reply(coding: str, body: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    def reply(sock: socket.socket, stop: threading.Event) -> None:
+        head = (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/yaml\r\n"
+            f"Content-Encoding: {coding}\r\nContent-Length: {len(body)}\r\n"
+            "Connection: close\r\n\r\n"
+        )
+        sock.sendall(head.encode() + body)
+
+    return reply
+
+
+@pytest.mark.slow  # a server thread
+def test_a_compressed_bomb_is_dropped_past_the_limit_in_bounded_memory(
+    raw_server: Callable[..., _RawServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """256 MiB of zeros gzipped to about 250 KB: the limit holds for what the body inflates to,
+    and inflating never holds much more than the limit (a piece at a time, not a chunk whole)."""
+    monkeypatch.setattr(fetch_module, "MAX_DOCUMENT_BYTES", 1024 * 1024)
+    bomb = _compressed(b"0" * (256 * 1024 * 1024), 16 + zlib.MAX_WBITS)
+    warm = raw_server(_encoded_reply("gzip", _compressed(b"[]", 16 + zlib.MAX_WBITS)))
+    with pytest.raises(OpenAPIError):  # imports what a fetch needs, outside the measure
+        import_openapi(f"http://127.0.0.1:{warm.port}/d.yaml", allow_private_network=LOCAL)
+    server = raw_server(_encoded_reply("gzip", bomb))
+    tracemalloc.start()
+    try:
+        with pytest.raises(OpenAPIError, match=r"larger than 1,048,576 bytes \(the limit\)"):
+            import_openapi(f"http://127.0.0.1:{server.port}/d.yaml", allow_private_network=LOCAL)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024, f"{peak:,} bytes at the peak"
+
+
+@pytest.mark.slow  # a server thread
+@pytest.mark.parametrize(
+    ("coding", "wbits"),
+    [("gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS), ("deflate", -zlib.MAX_WBITS)],
+    ids=["gzip", "deflate", "raw-deflate"],
+)
+def test_a_compressed_document_imports(
+    raw_server: Callable[..., _RawServer], coding: str, wbits: int
+) -> None:
+    """gzip and deflate bodies (with or without the zlib header) are read as their text."""
+    document = (
+        HEAD
+        + "paths:\n  /items:\n    get:\n      operationId: list_items\n"
+        + ("      responses: {'200': {description: OK}}\n")
+    )
+    server = raw_server(_encoded_reply(coding, _compressed(document.encode(), wbits)))
+    imported = import_openapi(f"http://127.0.0.1:{server.port}/d.yaml", allow_private_network=LOCAL)
+    assert [tool.name for tool in imported.tools] == ["list_items"]
+
+
+@pytest.mark.slow  # a server thread
+def test_an_encoding_that_is_not_read_is_refused_by_name(
+    raw_server: Callable[..., _RawServer],
+) -> None:
+    server = raw_server(_encoded_reply("br", b"\x8b\x00\x80openapi"))
+    with pytest.raises(OpenAPIError, match="Content-Encoding 'br', which is not read here"):
+        import_openapi(f"http://127.0.0.1:{server.port}/d.yaml", allow_private_network=LOCAL)
 
 
 @pytest.mark.slow  # a server thread
