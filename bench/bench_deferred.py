@@ -226,7 +226,7 @@ class Bench:
     def session(self, setup: Setup, provider: str, usage: dict[str, int]) -> Any:
         from forge.tools.deferral import DeferredSession
 
-        return DeferredSession(
+        return DeferredSession.of(
             self.source, provider, search_limit=setup.k, max_active=len(self.registry),
             max_tokens=self.budget(provider), groups="__", siblings=setup.siblings,
             toolkits=setup.toolkits, usage=usage, pin_used=setup.pins,

@@ -23,7 +23,7 @@ from forge.tools import (
     tool,
 )
 from forge.tools.config import HandlerRegistry, build_tool, builtin_handlers
-from forge.tools.factory import ToolFactory
+from forge.tools.registry import ToolFactory
 from forge.tools.model.options import OPTION_NAMES
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -151,7 +151,7 @@ class SearchOnlyServer(MCPToolServer):
         pinned = [n for n in self._pinned if n in self.registry]
         while True:
             try:
-                session = DeferredSession(
+                session = DeferredSession.of(
                     self.registry, "mcp", pinned=pinned, executor=self._calls,
                     on_change=lambda _active: self._notify(target), **self._options,
                 )  # fmt: skip
