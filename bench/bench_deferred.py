@@ -164,6 +164,9 @@ class CachedSource:
     def names(self) -> list[str]:
         return list(self.registry.names())
 
+    def derived(self, key: Any, build: Any) -> Any:
+        return self.registry.derived(key, build)
+
     def search(self, query: str, *, limit: int = 10) -> list[Any]:
         key = (query, limit)
         if key not in self._hits:

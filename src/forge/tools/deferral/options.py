@@ -29,8 +29,8 @@ Inactive = Literal["run", "refuse"]
 class ActiveSet:
     """Which tools the model sees: the pinned ones and the most recently revealed."""
 
-    pinned: tuple[str, ...] = ()
-    """Tools always active (each must be a tool's; one string is one name)."""
+    pinned: Iterable[str] = ()
+    """Tools always active (each must be a tool's; one string is one name); kept as a tuple."""
     max_active: int = 16
     """The most revealed tools kept active at once (least recently used go)."""
     max_tokens: int | None = None
@@ -39,7 +39,7 @@ class ActiveSet:
     """``run`` or ``refuse`` a call to an existing tool that is not active."""
 
     def __post_init__(self) -> None:
-        pinned = self.pinned
+        pinned: Any = self.pinned
         listed = (pinned,) if isinstance(pinned, str) else tuple(pinned)
         for name in listed:
             if not isinstance(name, str):

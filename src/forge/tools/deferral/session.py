@@ -71,6 +71,10 @@ Calls = list["ToolCall"]
 SIBLING_POOL = 64
 
 
+_ACTIVE, _SEARCH, _TOOLKITS, _PINS = ActiveSet(), SearchTool(), Toolkits(), UsagePins()
+_DEFAULTS = {"active": _ACTIVE, "search": _SEARCH, "toolkits": _TOOLKITS, "pins": _PINS}
+
+
 class _Source(ToolSource, Protocol):
     """What a session reads of a registry or view: its tools and its search."""
 
@@ -135,18 +139,19 @@ class DeferredSession:
         source: _Source,
         provider: str,
         *,
-        active: ActiveSet = ActiveSet(),
-        search: SearchTool = SearchTool(),
-        toolkits: Toolkits = Toolkits(),
-        pins: UsagePins = UsagePins(),
+        active: ActiveSet = _ACTIVE,
+        search: SearchTool = _SEARCH,
+        toolkits: Toolkits = _TOOLKITS,
+        pins: UsagePins = _PINS,
         executor: ToolExecutor | None = None,
         context: ExecutionContext | None = None,
         strict: bool = False,
         on_change: Callable[[list[str]], None] | None = None,
         native: bool = False,
     ) -> None:
-        for label, value, kind in (("active", active, ActiveSet), ("search", search, SearchTool),
-                                   ("toolkits", toolkits, Toolkits), ("pins", pins, UsagePins)):  # fmt: skip
+        groups = {"active": active, "search": search, "toolkits": toolkits, "pins": pins}
+        for label, value in groups.items():
+            kind = type(_DEFAULTS[label])
             if not isinstance(value, kind):
                 raise TypeError(
                     f"{label}= takes a {kind.__name__}(...), got {type(value).__name__}; for "
@@ -177,7 +182,7 @@ class DeferredSession:
             used = most_used(counts, pin_used, lambda name: source.get(name) is not None)
         else:
             used = []
-        self._pinned = active.pinned
+        self._pinned = tuple(active.pinned)
         self._max_active = active.max_active
         self._max_tokens = max_tokens
         self._grouping = Grouping(toolkits.groups) if toolkits.groups is not None else None
@@ -515,7 +520,8 @@ class DeferredSession:
         routed, rest = self._route([call])
         if routed[0] is not None:
             return routed[0]
-        return self._merge(routed, rest, [await self._executor.execute_call(call, self._context)])[0]
+        ran = await self._executor.execute_call(call, self._context)
+        return self._merge(routed, rest, [ran])[0]
 
     def _route(self, calls: Calls) -> tuple[list[ToolResult | None], list[tuple[int, ToolCall]]]:
         """Answer the searches and refusals here; return the rest to run, with their places."""

@@ -8,14 +8,14 @@ these; provider definitions are `forge.tools.model.source`'s (the executor needs
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
     from forge.tools.model.prompt import PromptOptions
-    from forge.tools.model.tool import Tool
     from forge.tools.model.source import ToolSource
+    from forge.tools.model.tool import Tool
 
 __all__ = ["prompt_text", "search_tools"]
 

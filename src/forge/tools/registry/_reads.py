@@ -16,7 +16,7 @@ from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
-    from forge.tools.registry.events import EventType, Events, Listener
+    from forge.tools.registry.events import Events, EventType, Listener
 
 __all__ = ["ToolReads"]
 

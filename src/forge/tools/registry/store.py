@@ -30,7 +30,7 @@ from forge.core.errors import DuplicateToolError, ToolDefinitionError
 from forge.tools.model.tool import Tool
 from forge.tools.registry._convert import Registrable, to_tool
 from forge.tools.registry._reads import ToolReads
-from forge.tools.registry.events import EventType, Events, RegistryEvent
+from forge.tools.registry.events import Events, EventType, RegistryEvent
 
 __all__ = ["ToolStore"]
 

@@ -152,7 +152,7 @@ class SearchOnlyServer(MCPToolServer):
         while True:
             try:
                 session = DeferredSession.of(
-                    self.registry, "mcp", pinned=pinned, executor=self._calls,
+                    self.registry, "mcp", pinned=pinned, executor=self._calls,  # type: ignore[arg-type]
                     on_change=lambda _active: self._notify(target), **self._options,
                 )  # fmt: skip
             except ValueError:
