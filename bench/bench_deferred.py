@@ -164,6 +164,9 @@ class CachedSource:
     def names(self) -> list[str]:
         return list(self.registry.names())
 
+    def derived(self, key: Any, build: Any) -> Any:
+        return self.registry.derived(key, build)
+
     def search(self, query: str, *, limit: int = 10) -> list[Any]:
         key = (query, limit)
         if key not in self._hits:
@@ -226,7 +229,7 @@ class Bench:
     def session(self, setup: Setup, provider: str, usage: dict[str, int]) -> Any:
         from forge.tools.deferral import DeferredSession
 
-        return DeferredSession(
+        return DeferredSession.of(
             self.source, provider, search_limit=setup.k, max_active=len(self.registry),
             max_tokens=self.budget(provider), groups="__", siblings=setup.siblings,
             toolkits=setup.toolkits, usage=usage, pin_used=setup.pins,

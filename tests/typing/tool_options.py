@@ -15,7 +15,7 @@ from forge.tools import (
     create_tool,
     tool,
 )
-from forge.tools.factory import ToolFactory
+from forge.tools.registry import ToolFactory
 
 
 @tool

@@ -143,8 +143,8 @@ def test_layers_contract_fails_on_a_wrong_way_import(tmp_path: Path) -> None:
         ("forge.tools.base", ["BaseTool", "ToolParameter", "ToolResult", "ExecutionContext"]),
         ("forge.tools.registry", ["ToolRegistry", "default_registry", "RegistryEvent"]),
         ("forge.tools.executor", ["ToolExecutor"]),
-        ("forge.tools.factory", ["ToolFactory"]),
-        ("forge.tools.plugins", ["load_plugins", "PLUGIN_GROUP"]),
+        ("forge.tools.registry.factories", ["ToolFactory"]),
+        ("forge.tools.registry.plugins", ["load_plugins", "PLUGIN_GROUP"]),
     ],
 )
 def test_seed_004_module_paths_stay_importable(module: str, names: list[str]) -> None:

@@ -20,7 +20,7 @@ from forge.core.errors import (
 from forge.tools.base import BaseTool
 from forge.tools.model.options import Placement, ToolOptions
 from forge.tools.model.tool import Tool, tool
-from forge.tools.registry import RegistryEvent, ToolRegistry, default_registry
+from forge.tools.registry import RegistryEvent, ToolRegistry, ToolView, default_registry
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.context import ExecutionContext
@@ -28,7 +28,6 @@ from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetada
 from forge.tools.values.params import ToolParameter
 from forge.tools.values.resources import ToolResources
 from forge.tools.values.results import ErrorKind, ToolResult
-from forge.tools.views import ToolView
 
 if TYPE_CHECKING:
     from forge.core.redaction import Redaction
@@ -40,12 +39,11 @@ if TYPE_CHECKING:
     from forge.tools.execution.hooks import ExecutionHook, ToolInvocation
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Decision, PermissionRequest, RuleBasedPolicy
-    from forge.tools.factory import ToolFactory
     from forge.tools.model.builder import ToolBuilder, create_tool
     from forge.tools.model.prompt import PromptOptions
     from forge.tools.model.records import from_record
     from forge.tools.parsing import ToolCallFormatError, parse_tool_calls, revealed_tools
-    from forge.tools.plugins import load_plugins
+    from forge.tools.registry import ToolFactory, load_plugins
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
     from forge.tools.turns import AssistantTurn, Turn, TurnBuilder, TurnStream, read_turn
@@ -92,10 +90,10 @@ _LAZY = {
     "ToolCallAccumulator": "forge.tools.streaming",
     "ToolCallFormatError": "forge.tools.parsing",
     "ToolExecutor": "forge.tools.execution.executor",
-    "ToolFactory": "forge.tools.factory",
+    "ToolFactory": "forge.tools.registry",
     "ToolInvocation": "forge.tools.execution.hooks",
     "format_results": "forge.tools.replies",
-    "load_plugins": "forge.tools.plugins",
+    "load_plugins": "forge.tools.registry",
     "load_tools": "forge.tools.config",
     "import_openapi": "forge.tools.config.openapi",
     "parse_tool_calls": "forge.tools.parsing",

@@ -122,9 +122,9 @@ def _engine_of(owner: BaseTool, tool: Tool) -> Any:
     engine = owner.__dict__.get("_forge_engine")
     if engine is None:
         from forge.tools.execution.executor import contextless
-        from forge.tools.store._store import ToolStore
+        from forge.tools.model.source import FixedTools
 
-        engine = owner.__dict__["_forge_engine"] = contextless(ToolStore([tool]))
+        engine = owner.__dict__["_forge_engine"] = contextless(FixedTools([tool]))
     return engine
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from forge.tools import Tool
-from forge.tools.store import _store
+from forge.tools.registry import store as _store
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from forge.tools import (
     ToolResult,
 )
 from forge.tools.execution.executor import ToolExecutor
-from forge.tools.factory import ToolFactory
+from forge.tools.registry import ToolFactory
 
 
 class Database:

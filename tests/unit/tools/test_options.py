@@ -23,8 +23,8 @@ from forge.tools import (
     tool,
 )
 from forge.tools.config import HandlerRegistry, build_tool, builtin_handlers
-from forge.tools.factory import ToolFactory
 from forge.tools.model.options import OPTION_NAMES
+from forge.tools.registry import ToolFactory
 
 ROOT = Path(__file__).resolve().parents[3]
 

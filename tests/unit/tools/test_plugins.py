@@ -14,7 +14,7 @@ import pytest
 
 from forge.tools import ToolRegistry
 from forge.tools.execution.executor import ToolExecutor
-from forge.tools.plugins import PLUGIN_GROUP, load_plugins
+from forge.tools.registry import PLUGIN_GROUP, load_plugins
 
 GOOD = '''
 from forge.tools import tool

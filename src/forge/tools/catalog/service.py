@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.model.tool import Tool
-    from forge.tools.registry import ToolRegistry
-    from forge.tools.views import ToolView
+    from forge.tools.registry import ToolRegistry, ToolView
 
 __all__ = ["SEARCH_LIMIT", "Catalog"]
 

@@ -23,7 +23,16 @@ from forge.tools.deferral._export import deferred_export
 from forge.tools.deferral._select import Defer, DeferSpec, coerce, resolve
 from forge.tools.deferral._toolkits import GroupSpec
 from forge.tools.deferral._usage import Usage, most_used
-from forge.tools.deferral.session import DeferredSession, Inactive
+from forge.tools.deferral.options import (
+    ActiveSet,
+    Inactive,
+    SearchTool,
+    SessionKeywords,
+    Toolkits,
+    UsagePins,
+)
+from forge.tools.deferral.session import DeferredSession
 
-__all__ = ["Defer", "DeferSpec", "DeferredSession", "GroupSpec", "Inactive", "Usage", "coerce",
+__all__ = ["ActiveSet", "Defer", "DeferSpec", "DeferredSession", "GroupSpec", "Inactive",
+           "SearchTool", "SessionKeywords", "Toolkits", "Usage", "UsagePins", "coerce",
            "deferred_export", "estimate_tokens", "most_used", "resolve"]  # fmt: skip

@@ -34,8 +34,8 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
 from forge.core.errors import ToolNotFoundError, ToolValidationError, UnsupportedProviderError
 from forge.core.logging import get_logger
@@ -43,22 +43,27 @@ from forge.tools.deferral._budget import tool_tokens
 from forge.tools.deferral._search_tool import make_search_tool, queries_of, short_description
 from forge.tools.deferral._toolkits import Grouping, toolkit_siblings
 from forge.tools.deferral._usage import most_used
+from forge.tools.deferral.options import (
+    ActiveSet,
+    SearchTool,
+    SessionKeywords,
+    Toolkits,
+    UsagePins,
+    grouped,
+)
+from forge.tools.execution.executor import ToolExecutor
+from forge.tools.model.source import ToolSource
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
-    from forge.tools.deferral._toolkits import GroupSpec
-    from forge.tools.deferral._usage import Usage
     from forge.tools.model.tool import Tool
     from forge.tools.turns import AssistantTurn, Turn, TurnStream
     from forge.tools.values.calls import ToolCall
     from forge.tools.values.context import ExecutionContext
 
-__all__ = ["DeferredSession", "Inactive"]
+__all__ = ["DeferredSession"]
 
 logger = get_logger("tools.deferral")
-
-#: What a call to an existing tool that is not active does (see the module docstring).
-Inactive = Literal["run", "refuse"]
 
 Calls = list["ToolCall"]
 
@@ -66,79 +71,48 @@ Calls = list["ToolCall"]
 SIBLING_POOL = 64
 
 
-class _Source(Protocol):
-    """What a session reads of a registry or view."""
+_ACTIVE, _SEARCH, _TOOLKITS, _PINS = ActiveSet(), SearchTool(), Toolkits(), UsagePins()
+_DEFAULTS = {"active": _ACTIVE, "search": _SEARCH, "toolkits": _TOOLKITS, "pins": _PINS}
 
-    @property
-    def version(self) -> int: ...
-    def get(self, name: str) -> Tool | None: ...
-    def names(self) -> list[str]: ...
+
+class _Source(ToolSource, Protocol):
+    """What a session reads of a registry or view: its tools and its search."""
+
     def search(self, query: str, *, limit: int = 10) -> list[Tool]: ...
-
-
-class _Runner:
-    """Runs calls through an executor (``execute_all_sync``) or a registry (``execute_all``)."""
-
-    def __init__(self, source: Any, executor: Any, context: ExecutionContext | None) -> None:
-        if executor is not None:
-            self.all: Callable[[Calls], list[ToolResult]] = (
-                lambda calls: executor.execute_all_sync(calls, context))  # fmt: skip
-            self.aall: Callable[[Calls], Awaitable[list[ToolResult]]] = (
-                lambda calls: executor.execute_all(calls, context))  # fmt: skip
-            self.one: Callable[[ToolCall], Awaitable[ToolResult]] = (
-                lambda call: executor.execute_call(call, context))  # fmt: skip
-        else:
-            self.all = lambda calls: source.execute_all(calls, context=context)
-            self.aall = lambda calls: source.aexecute_all(calls, context=context)
-            self.one = self._one_of(source, context)
-
-    @staticmethod
-    def _one_of(source: Any, context: Any) -> Callable[[ToolCall], Awaitable[ToolResult]]:
-        async def one(call: ToolCall) -> ToolResult:
-            results: list[ToolResult] = await source.aexecute_all([call], context=context)
-            return results[0]
-
-        return one
 
 
 class DeferredSession:
     """One conversation's active tools over a registry; see the module docstring.
 
-    Made by ``registry.deferred(provider, ...)`` (or directly over a registry or view).
+    Made by ``registry.deferred(provider, ...)`` or `DeferredSession.of` from flat
+    keywords, or directly over a registry or view with the option groups of
+    `forge.tools.deferral.options` (each checks its own options when it is made).
 
     Args:
         source: The registry (or view) holding every tool.
         provider: One of `forge.tools.formats.PROVIDERS` (aliases accepted). The turn
             methods need one of `forge.tools.turns.TURN_PROVIDERS`; with ``mcp`` (a server
             exposing a search tool per client session) use `tools` and `execute_all`.
-        pinned: Tools always active (every name must be a tool's).
-        max_active: The most revealed tools kept active at once (least recently used go).
-        search_limit: The most tools one search reveals.
-        search_name: The search tool's name (it must not be a tool's in ``source``).
-        inactive: ``run`` or ``refuse`` a call to an existing tool that is not active.
-        executor: A `ToolExecutor` over ``source`` to run calls with (its permissions,
-            hooks, timeouts and metrics); by default the registry's own run methods.
+        active: The pinned tools, ``max_active``, ``max_tokens`` and ``inactive`` (an
+            `ActiveSet`): every pinned name must be a tool's; ``max_tokens`` bounds what
+            `tools` sends by `estimate_tokens` (which errs high), least recently used
+            revealed tools leaving to stay within it.
+        search: The search tool's ``search_name`` (no tool's in ``source``) and
+            ``search_limit``, the most tools one search reveals (a `SearchTool`).
+        toolkits: ``groups``, ``siblings`` and ``toolkits`` (a `Toolkits`): with groups,
+            each search also reveals up to ``siblings`` other tools of the toolkits of its
+            ``toolkits`` best matches (best ranked for the query first, then in the
+            toolkit's order).
+        pins: ``pin_used`` and ``usage`` (a `UsagePins`): pin the (at most) ``pin_used``
+            tools ``usage`` counts most calls of (by default the executor's metrics; tools
+            no longer in ``source``, or past ``max_tokens``, are passed over).
+        executor: The `ToolExecutor` over ``source`` that runs the calls (its permissions,
+            hooks, timeouts and metrics); by default a new one with the defaults.
         context: The calls' context.
         strict: Export the tools in the provider's strict mode.
         on_change: Called with `active` after each change of the active set (a tool
             revealed or evicted; not a mere reordering), on the thread that changed it,
             e.g. to send MCP's ``notifications/tools/list_changed``. Its errors are logged.
-        max_tokens: The most tokens `tools` may send, by `estimate_tokens` (which errs
-            high): least recently used revealed tools leave to stay within it. ``None``:
-            no budget.
-        groups: Which tools form a toolkit (a `GroupSpec`): a separator such as ``"__"``
-            (the name's part before it; a gateway's server prefix), a mapping of tool name
-            to group, or a function of a `Tool` returning its group or ``None``.
-        siblings: With ``groups``: each search also reveals up to this many other tools of
-            the toolkits of its best matches (best ranked for the query first, then in the
-            toolkit's order). ``0``: none.
-        toolkits: How many toolkits (those of the best matches, best first) one search
-            opens for ``siblings``.
-        usage: How often each tool was called (a `Usage`: an `ExecutionMetrics`, a
-            `MetricsSnapshot` or a mapping of name to calls); by default the executor's
-            metrics, if it keeps any.
-        pin_used: Also pin the (at most) this many tools ``usage`` counts most calls of
-            (tools no longer in ``source``, or past ``max_tokens``, are passed over).
         native: Keep the provider's native deferred loading (Anthropic, OpenAI
             Responses), with the search run here: `tools` sends the pinned tools, every
             other tool marked ``defer_loading`` and the client search tool (Anthropic:
@@ -151,13 +125,13 @@ class DeferredSession:
         UnsupportedProviderError: ``provider`` is none of the formats' providers.
         ToolNotFoundError: A pinned name is no tool's.
         ToolDefinitionError: ``search_name`` is not a valid tool name.
-        ValueError: ``search_name`` is taken, a limit is not a positive number,
-            ``search_limit`` is over ``max_active``, the pinned tools (those of ``pinned``:
-            usage pins that do not fit are passed over) and the search tool alone are over
-            ``max_tokens``, ``siblings`` has no ``groups``, ``pin_used`` has no ``usage``
-            to read, or ``native`` is given with ``max_tokens``.
+        ValueError: ``search_name`` is taken, ``search_limit`` is over ``max_active``,
+            the pinned tools (those of ``pinned``: usage pins that do not fit are passed
+            over) and the search tool alone are over ``max_tokens``, ``pin_used`` has no
+            ``usage`` to read, or ``native`` is given with ``max_tokens``.
         NoNativeSearchError: ``native`` for a provider without native deferred loading.
-        TypeError: ``groups`` or ``usage`` is none of the accepted kinds.
+        TypeError: ``groups`` or ``usage`` is none of the accepted kinds, or an option
+            group is not its value object.
     """
 
     def __init__(
@@ -165,51 +139,40 @@ class DeferredSession:
         source: _Source,
         provider: str,
         *,
-        pinned: Iterable[str] = (),
-        max_active: int = 16,
-        search_limit: int = 5,
-        search_name: str = "search_tools",
-        inactive: Inactive = "run",
-        executor: Any = None,
+        active: ActiveSet = _ACTIVE,
+        search: SearchTool = _SEARCH,
+        toolkits: Toolkits = _TOOLKITS,
+        pins: UsagePins = _PINS,
+        executor: ToolExecutor | None = None,
         context: ExecutionContext | None = None,
         strict: bool = False,
         on_change: Callable[[list[str]], None] | None = None,
-        max_tokens: int | None = None,
-        groups: GroupSpec | None = None,
-        siblings: int = 0,
-        toolkits: int = 1,
-        usage: Usage | None = None,
-        pin_used: int = 0,
         native: bool = False,
     ) -> None:
+        groups = {"active": active, "search": search, "toolkits": toolkits, "pins": pins}
+        for label, value in groups.items():
+            kind = type(_DEFAULTS[label])
+            if not isinstance(value, kind):
+                raise TypeError(
+                    f"{label}= takes a {kind.__name__}(...), got {type(value).__name__}; for "
+                    "flat keywords use registry.deferred(...) or DeferredSession.of(...)"
+                )
         self.provider = _format_provider(provider)
-        self.native = _native_of(native, self.provider, max_tokens)
+        self.native = _native_of(native, self.provider, active.max_tokens)
         """Whether `tools` sends every tool deferred to the provider's own tool search,
         answered here (``tool_search="client"``)."""
         self._on_change = on_change
-        for label, value in (("max_active", max_active), ("search_limit", search_limit),
-                             ("toolkits", toolkits), ("max_tokens", max_tokens or 1)):  # fmt: skip
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
-        for label, value in (("siblings", siblings), ("pin_used", pin_used)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{label} must be a whole number >= 0, got {value!r}")
-        if search_limit > max_active:
+        if search.search_limit > active.max_active:
             raise ValueError(
-                f"search_limit={search_limit} is more than max_active={max_active}: a search "
-                "would reveal tools that leave at once; raise max_active or lower search_limit"
+                f"search_limit={search.search_limit} is more than max_active="
+                f"{active.max_active}: a search would reveal tools that leave at once; "
+                "raise max_active or lower search_limit"
             )
-        if inactive not in ("run", "refuse"):
-            raise ValueError(f"inactive must be 'run' or 'refuse', got {inactive!r}")
-        if siblings and groups is None:
-            raise ValueError(
-                f"siblings={siblings} needs groups= to know each tool's toolkit: a separator "
-                "such as '__' (a gateway's server prefix), a mapping or a function"
-            )
+        max_tokens, search_name, pin_used = active.max_tokens, search.search_name, pins.pin_used
         self._source = source
-        pins = _checked_names(source, pinned, "pinned")
+        _checked_names(source, active.pinned, "pinned")
         if pin_used:
-            counts = usage if usage is not None else _metrics_of(executor)
+            counts = pins.usage if pins.usage is not None else _metrics_of(executor)
             if counts is None:
                 raise ValueError(
                     f"pin_used={pin_used} needs to know which tools are called: pass usage= "
@@ -219,18 +182,19 @@ class DeferredSession:
             used = most_used(counts, pin_used, lambda name: source.get(name) is not None)
         else:
             used = []
-        self._pinned = tuple(dict.fromkeys(pins))
-        self._max_active = max_active
+        self._pinned = tuple(active.pinned)
+        self._max_active = active.max_active
         self._max_tokens = max_tokens
-        self._grouping = Grouping(groups) if groups is not None else None
-        self._siblings = siblings
-        self._toolkits = toolkits
+        self._grouping = Grouping(toolkits.groups) if toolkits.groups is not None else None
+        self._siblings = toolkits.siblings
+        self._toolkits = toolkits.toolkits
         self._members: tuple[int, dict[str, list[str]]] | None = None
         self._sizes: tuple[int, dict[str, int]] = (-1, {})  # (version, tokens by name)
-        self._limit = search_limit
-        self._inactive = inactive
+        self._limit = search.search_limit
+        self._inactive = active.inactive
         self._strict = strict
-        self._runner = _Runner(source, executor, context)
+        self._executor = executor if executor is not None else ToolExecutor(source)
+        self._context = context
         self._lock = threading.Lock()
         self._revealed: OrderedDict[str, None] = OrderedDict()
         self._cache: tuple[Any, list[Any]] | None = None
@@ -249,6 +213,18 @@ class DeferredSession:
             self._pinned = tuple(dict.fromkeys([*self._pinned, *used]))
             hidden = max(len(source.names()) - len(self._pinned), 0)
             self.search_tool = make_search_tool(search_name, hidden, self._search)
+
+    @classmethod
+    def of(
+        cls, source: _Source, provider: str, **keywords: Unpack[SessionKeywords]
+    ) -> DeferredSession:
+        """A session from the flat keywords of ``registry.deferred`` (`SessionKeywords`).
+
+        Raises:
+            TypeError: A keyword is none of `SessionKeywords`.
+            ValueError: As the option groups and `DeferredSession` raise.
+        """
+        return cls(source, provider, **grouped(dict(keywords)))
 
     def _within_budget(self, max_tokens: int, used: list[str]) -> list[str]:
         """The usage pins that fit ``max_tokens`` with the pinned tools and the search tool
@@ -470,19 +446,19 @@ class DeferredSession:
     # -- running calls and turns ------------------------------------------------------
 
     def execute_all(self, calls: Iterable[ToolCall]) -> list[ToolResult]:
-        """Run calls in order: searches here, the rest through the registry or executor.
+        """Run calls in order: searches here, the rest through the executor.
 
         One result per call, tagged with its id; a tool that runs (and is not denied) is
         active from then on.
         """
         routed, rest = self._route(list(calls))
-        done = self._runner.all([call for _, call in rest]) if rest else []
+        done = self._executor.execute_all_sync([c for _, c in rest], self._context) if rest else []
         return self._merge(routed, rest, done)
 
     async def aexecute_all(self, calls: Iterable[ToolCall]) -> list[ToolResult]:
         """`execute_all` for async code: the calls run concurrently."""
         routed, rest = self._route(list(calls))
-        done = await self._runner.aall([call for _, call in rest]) if rest else []
+        done = await self._executor.execute_all([c for _, c in rest], self._context) if rest else []
         return self._merge(routed, rest, done)
 
     def run_turn(self, response: Any) -> Turn:
@@ -544,7 +520,8 @@ class DeferredSession:
         routed, rest = self._route([call])
         if routed[0] is not None:
             return routed[0]
-        return self._merge(routed, rest, [await self._runner.one(call)])[0]
+        ran = await self._executor.execute_call(call, self._context)
+        return self._merge(routed, rest, [ran])[0]
 
     def _route(self, calls: Calls) -> tuple[list[ToolResult | None], list[tuple[int, ToolCall]]]:
         """Answer the searches and refusals here; return the rest to run, with their places."""

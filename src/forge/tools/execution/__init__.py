@@ -3,7 +3,7 @@
 `executor.ToolExecutor` is the public entry point; the registry's run methods and
 `BaseTool.execute` drive the same engine (`_pipeline`). Hooks, permissions and
 metrics plug into it; `failures` writes every message a model sees. Execution
-reads tools from a `forge.tools.store.ToolSource` (a store or a view), never from
+reads tools from a `forge.tools.model.source.ToolSource` (a store or a view), never from
 the registry above it.
 
 Importing this package loads nothing: asyncio and friends come with its modules.

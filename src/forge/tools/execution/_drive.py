@@ -12,7 +12,7 @@ through a `Waiter` it is given:
 
 This is the sans-IO idea (one procedure, two thin drivers) with the coroutine
 itself as the generator; `forge.tools.execution._pipeline` builds the execution engine
-on it, and `forge.tools.factory` the instance lifecycle.
+on it, and `forge.tools.registry.factories` the instance lifecycle.
 """
 
 from __future__ import annotations

@@ -83,9 +83,9 @@ if TYPE_CHECKING:
     from forge.core.redaction import Redactor
     from forge.tools.execution.backend import Backend
     from forge.tools.execution.permissions import Approver, PermissionPolicy
+    from forge.tools.model.source import ToolSource
     from forge.tools.model.tool import Tool
     from forge.tools.schema._sources import Compiled
-    from forge.tools.store._store import ToolSource
     from forge.tools.values.output_limit import OutputLimit
 
 

@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.backend import Backend
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
-    from forge.tools.store._store import ToolSource
+    from forge.tools.model.source import ToolSource
     from forge.tools.turns import Turn, TurnStream
 
 __all__ = ["ToolExecutor"]
@@ -221,7 +221,7 @@ class ToolExecutor(Engine):
 
     def get_all_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
         """Return every tool's definition in a provider's format (``registry.to_provider``)."""
-        from forge.tools.store._derived import provider_definitions
+        from forge.tools.model.source import provider_definitions
 
         return provider_definitions(self._registry, format)
 

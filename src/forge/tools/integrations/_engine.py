@@ -13,13 +13,13 @@ from typing import TypeAlias
 from forge.core.errors import ToolDefinitionError
 from forge.tools.execution.executor import ToolExecutor
 from forge.tools.model.tool import Tool
+from forge.tools.registry import ToolRegistry, ToolView
 from forge.tools.replies._content import describe, reply
-from forge.tools.store._store import ToolSource
 from forge.tools.values.results import ErrorKind, ToolResult
 
 __all__ = ["ARGUMENT_ERRORS", "Tools", "as_executor", "model_text", "tools_of"]
 
-Tools: TypeAlias = ToolExecutor | ToolSource | Iterable[Tool]
+Tools: TypeAlias = ToolExecutor | ToolRegistry | ToolView | Iterable[Tool]
 """What an adapter takes: an executor, a registry (or view), or tools."""
 
 ARGUMENT_ERRORS = frozenset({ErrorKind.INVALID_ARGUMENTS, ErrorKind.INVALID_JSON,
@@ -28,13 +28,16 @@ ARGUMENT_ERRORS = frozenset({ErrorKind.INVALID_ARGUMENTS, ErrorKind.INVALID_JSON
 
 
 def as_executor(tools: Tools, where: str) -> ToolExecutor:
-    """The executor ``tools`` runs through (a new one with defaults unless it is one)."""
+    """The executor ``tools`` runs through: itself, or a new one with the defaults over the
+    registry or view, or over a new registry of the tools.
+
+    Raises:
+        ToolDefinitionError: An item is not a forge `Tool` (``where`` names the adapter).
+    """
     if isinstance(tools, ToolExecutor):
         return tools
-    if hasattr(tools, "names") and hasattr(tools, "get") and hasattr(tools, "version"):
-        return ToolExecutor(tools)  # type: ignore[arg-type]
-    from forge.tools.registry import ToolRegistry
-
+    if isinstance(tools, ToolRegistry | ToolView):
+        return ToolExecutor(tools)
     items = list(tools) if isinstance(tools, Iterable) else [tools]
     for item in items:
         if not isinstance(item, Tool):

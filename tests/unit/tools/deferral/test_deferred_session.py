@@ -210,7 +210,7 @@ def test_an_executor_applies_its_permissions() -> None:
     """With an executor, a tool the policy denies comes back denied and is not revealed."""
     registry = catalogue()
     executor = ToolExecutor(registry, permissions=RuleBasedPolicy(deny=["email_*"]))
-    session = DeferredSession(registry, "openai", executor=executor)
+    session = DeferredSession.of(registry, "openai", executor=executor)
     (denied,) = session.run_turn(completion(("a", "email_lookup", {"query": "x"}))).results
     assert denied.error_kind == "denied"
     assert session.active() == []

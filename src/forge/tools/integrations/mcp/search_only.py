@@ -151,8 +151,8 @@ class SearchOnlyServer(MCPToolServer):
         pinned = [n for n in self._pinned if n in self.registry]
         while True:
             try:
-                session = DeferredSession(
-                    self.registry, "mcp", pinned=pinned, executor=self._calls,
+                session = DeferredSession.of(
+                    self.registry, "mcp", pinned=pinned, executor=self._calls,  # type: ignore[arg-type]
                     on_change=lambda _active: self._notify(target), **self._options,
                 )  # fmt: skip
             except ValueError:

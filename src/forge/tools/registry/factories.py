@@ -1,4 +1,4 @@
-"""Tool factories (CX-2): tools built from a class, created lazily, with dependencies injected.
+"""Tool factories: tools built from a class, created lazily, with dependencies injected.
 
 Register a tool *class* (or a factory function whose return annotation is
 that class) and the instance is created only when a call needs it::

@@ -1,4 +1,4 @@
-"""Plugins (CX-3): tools contributed by other installed packages through entry points.
+"""Plugins: tools contributed by other installed packages through entry points.
 
 A package declares an entry point in the ``forge_tools.plugins`` group::
 
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.logging import get_logger
 
 if TYPE_CHECKING:
-    from forge.tools.store._store import ToolStore
+    from forge.tools.registry.store import ToolStore
 
 __all__ = ["PLUGIN_GROUP", "PluginReport", "load_plugins"]
 

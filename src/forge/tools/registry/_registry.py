@@ -1,10 +1,10 @@
-"""`ToolRegistry`: the registry and everything done with its tools (RG-1..RG-6).
+"""`ToolRegistry`: the registry and everything done with its tools.
 
-The registry proper, a `forge.tools.store._store.ToolStore`, keeps storage, events and
-lookup: lookups never lock, a mutation costs O(1), listings read an immutable snapshot.
-`ToolRegistry` is that store plus the read API it shares with its views
-(`forge.tools.views.ToolReads`: provider definitions, search, prompts, the run
-methods and the ``filtered``/``prefixed``/``renamed`` views), factories, plugins and closing.
+The registry proper, a `ToolStore`, keeps storage, events and lookup: lookups never
+lock, a mutation costs O(1), listings read an immutable snapshot. `ToolRegistry` is
+that store plus what it shares with its views (`ToolAPI`: the read API, provider
+definitions, search, prompts, the run shortcuts and the ``filtered``/``prefixed``/
+``renamed`` views), factories, plugins and closing.
 
 The constructor is not a singleton: tests and multi-tenant servers need
 independent registries. `default_registry()` returns the process-wide one.
@@ -12,7 +12,7 @@ independent registries. `default_registry()` returns the process-wide one.
 Reads are safe to change. Lists a read returns are new on each call; what
 every caller shares (tool schemas, cached provider definitions, LangChain
 tools) is read-only and raises ``TypeError`` on change, naming how to get a
-copy (`forge.tools.values._readonly`: dict and list subclasses, so JSON encoders,
+copy (dict and list subclasses, so JSON encoders,
 httpx and the provider SDKs take them as they are).
 """
 
@@ -23,23 +23,23 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from forge.tools.model.tool import Tool
-from forge.tools.store._store import EVENTS, RegistryEvent, ToolStore, to_tool
-from forge.tools.views import ToolReads
+from forge.tools.registry.store import ToolStore
+from forge.tools.registry.views import ToolAPI
 
 if TYPE_CHECKING:
     from forge.tools.model.options import ToolOptions
 
-__all__ = ["EVENTS", "RegistryEvent", "ToolRegistry", "default_registry", "to_tool"]
+__all__ = ["ToolRegistry", "default_registry"]
 
 
-class ToolRegistry(ToolStore, ToolReads):
+class ToolRegistry(ToolStore, ToolAPI):
     """A thread-safe registry of tools with O(1) lookup by name.
 
     Args:
         tools: Tools to register at once (all or nothing).
     """
 
-    # -- factories, plugins and closing (CX-2, CX-3) ----------------------------------
+    # -- factories, plugins and closing --------------------------------------------------
 
     def register_factory(
         self,
@@ -54,7 +54,7 @@ class ToolRegistry(ToolStore, ToolReads):
         """Register a tool class (or factory function) whose instance is created on first use.
 
         Listing and converting the tool never instantiate it; `close` tears its
-        singleton down. See `forge.tools.factory` for dependency injection,
+        singleton down. See `forge.tools.registry.factories` for dependency injection,
         lifetimes and the setup/teardown hooks.
 
         Args:
@@ -67,7 +67,7 @@ class ToolRegistry(ToolStore, ToolReads):
             **options: Any of the `ToolOptions`, winning over the class's (see
                 `ToolFactory.tool`).
         """
-        from forge.tools.factory import ToolFactory
+        from forge.tools.registry.factories import ToolFactory
 
         made = ToolFactory(dependencies).tool(factory, lifetime=lifetime, config=config, **options)
         self.register(made, replace=replace)
@@ -87,9 +87,9 @@ class ToolRegistry(ToolStore, ToolReads):
         """Load the tools of installed plugins (entry-point group ``forge_tools.plugins``).
 
         A plugin that fails is logged and skipped. Returns a
-        `forge.tools.plugins.PluginReport`.
+        `forge.tools.registry.plugins.PluginReport`.
         """
-        from forge.tools.plugins import PLUGIN_GROUP, load_plugins
+        from forge.tools.registry.plugins import PLUGIN_GROUP, load_plugins
 
         return load_plugins(self, group=group or PLUGIN_GROUP, names=names)
 
@@ -99,14 +99,14 @@ class ToolRegistry(ToolStore, ToolReads):
         Covers the tools registered now and those added with `register_factory`
         that were removed or replaced since.
         """
-        from forge.tools.factory import close_tools
+        from forge.tools.registry.factories import close_tools
 
         close_tools(self._closeable())
         self._close_engine()
 
     async def aclose(self) -> None:
         """`close` for async code: async teardowns are awaited on the running loop."""
-        from forge.tools.factory import aclose_tools
+        from forge.tools.registry.factories import aclose_tools
 
         await aclose_tools(self._closeable())
         self._close_engine()

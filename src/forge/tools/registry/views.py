@@ -1,8 +1,8 @@
-"""The registry's read API, and read-only views over a registry (`ToolView`).
+"""What a registry and its views share (`ToolAPI`), and read-only views (`ToolView`).
 
-`ToolReads` is what a registry and its views share: provider definitions, search,
-prompt text (`forge.tools.store._derived`), the run methods (`forge.tools._runs`)
-and three views, which compose and see the registry's changes at once:
+`ToolAPI` is the read API (`ToolReads`) plus what is derived from the tools: provider
+definitions, search, prompt text, the run shortcuts and three views, which compose and
+see the registry's changes at once:
 
 - ``registry.filtered(predicate, category=..., tags=..., names=...)`` keeps some tools;
 - ``registry.prefixed("web_")`` puts a prefix before every name;
@@ -17,44 +17,39 @@ name that was called. A view is read-only: register tools in its registry.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
-from forge.core.errors import DuplicateToolError, ToolNotFoundError
-from forge.tools._runs import RunMethods
+from forge.core.errors import DuplicateToolError
+from forge.tools.model.source import provider_conversion, provider_definitions
+from forge.tools.registry._derived import prompt_text, search_tools
+from forge.tools.registry._reads import ToolReads
+from forge.tools.registry._shortcuts import RunMethods
 from forge.tools.schema._names import check_name
-from forge.tools.store._derived import (
-    prompt_text,
-    provider_conversion,
-    provider_definitions,
-    search_tools,
-)
-from forge.tools.store._store import EventType, Listener, ToolStore
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 
 if TYPE_CHECKING:
-    from forge.tools.deferral import DeferredSession, DeferSpec, GroupSpec, Inactive, Usage
-    from forge.tools.execution.executor import ToolExecutor
+    from forge.tools.deferral import DeferredSession, DeferSpec, SessionKeywords
     from forge.tools.formats.report import Conversion, Errors
     from forge.tools.model.prompt import PromptKeywords, PromptOptions
+    from forge.tools.model.source import ToolSource
     from forge.tools.model.tool import Tool
-    from forge.tools.store._store import ToolSource
-    from forge.tools.values.context import ExecutionContext
+    from forge.tools.registry.events import Events
 
-__all__ = ["ToolReads", "ToolView"]
+__all__ = ["ToolAPI", "ToolView"]
 
 T = TypeVar("T")
 
 
-class ToolReads(RunMethods):
-    """The read API a registry and its views share (derived artefacts, runs, views)."""
+class ToolAPI(ToolReads, RunMethods):
+    """What a registry and its views share: the read API, views, derived artefacts, runs."""
 
     __slots__ = ()
 
     if TYPE_CHECKING:
 
-        def __iter__(self) -> Iterator[Tool]: ...
+        def derived(self, key: Hashable, build: Callable[[list[Tool]], T]) -> T: ...
 
     # -- views -------------------------------------------------------------------
 
@@ -166,29 +161,16 @@ class ToolReads(RunMethods):
 
             return deferred_export(self, provider, defer, tool_search=tool_search,
                                    allowed=allowed, strict=strict, errors=errors)  # fmt: skip
-        return provider_definitions(self, provider, allowed=allowed, strict=strict, errors=errors)
+        return provider_definitions(self._only(allowed), provider, strict=strict, errors=errors)
 
-    def deferred(
-        self,
-        provider: str,
-        *,
-        pinned: Iterable[str] = (),
-        max_active: int = 16,
-        search_limit: int = 5,
-        search_name: str = "search_tools",
-        inactive: Inactive = "run",
-        executor: ToolExecutor | None = None,
-        context: ExecutionContext | None = None,
-        strict: bool = False,
-        on_change: Callable[[list[str]], None] | None = None,
-        max_tokens: int | None = None,
-        groups: GroupSpec | None = None,
-        siblings: int = 0,
-        toolkits: int = 1,
-        usage: Usage | None = None,
-        pin_used: int = 0,
-        native: bool = False,
-    ) -> DeferredSession:
+    def _only(self, names: Iterable[str] | None) -> ToolAPI:
+        """``self``, or the view keeping only ``names`` (one per set of names and version)."""
+        if names is None:
+            return self
+        keep = frozenset(names)
+        return self.derived(("only", keep), lambda _: self.filtered(names=keep))
+
+    def deferred(self, provider: str, **keywords: Unpack[SessionKeywords]) -> DeferredSession:
         """Start a conversation that loads tools as the model searches for them (any provider).
 
         ``session.tools()`` is each request's ``tools=``: the ``pinned`` tools, those
@@ -198,8 +180,8 @@ class ToolReads(RunMethods):
         ``tools()`` sends, ``groups`` and ``siblings`` reveal a found tool's toolkit,
         ``pin_used`` pins the most-called tools of ``usage``; ``native=True`` (Anthropic,
         OpenAI Responses) sends every other tool ``defer_loading`` with a client tool
-        search that this session answers. See `forge.tools.deferral.DeferredSession` for
-        every argument.
+        search that this session answers. The keywords are `SessionKeywords`; see
+        `forge.tools.deferral.DeferredSession` for each.
 
         Raises:
             UnsupportedProviderError: ``provider`` is none of the formats' providers.
@@ -207,12 +189,7 @@ class ToolReads(RunMethods):
         """
         from forge.tools.deferral import DeferredSession
 
-        return DeferredSession(self, provider, pinned=pinned, max_active=max_active,
-                               search_limit=search_limit, search_name=search_name,
-                               inactive=inactive, executor=executor, context=context,
-                               strict=strict, on_change=on_change, max_tokens=max_tokens,
-                               groups=groups, siblings=siblings, toolkits=toolkits,
-                               usage=usage, pin_used=pin_used, native=native)  # fmt: skip
+        return DeferredSession.of(self, provider, **keywords)
 
     def conversion(
         self,
@@ -232,7 +209,7 @@ class ToolReads(RunMethods):
             UnsupportedProviderError: Listing the supported providers.
             SchemaConversionError: With ``errors="raise"``, as `to_provider`.
         """
-        return provider_conversion(self, provider, allowed=allowed, strict=strict, errors=errors)
+        return provider_conversion(self._only(allowed), provider, strict=strict, errors=errors)
 
     def search(
         self,
@@ -255,7 +232,7 @@ class ToolReads(RunMethods):
     def generate_prompt(
         self, options: PromptOptions | None = None, /, **keywords: Unpack[PromptKeywords]
     ) -> str:
-        """Describe the tools as prompt text in seed 001's layout (PR-1); deterministic.
+        """Describe the tools as prompt text in the original design's layout; deterministic.
 
         Pass a `PromptOptions`, its fields as keywords, or both (keywords win):
 
@@ -283,7 +260,7 @@ class ToolReads(RunMethods):
 Selection = Callable[[list["Tool"]], Iterable["Tool | tuple[Tool, str]"]]
 
 
-class ToolView(ToolReads):
+class ToolView(ToolAPI):
     """A read-only, live view of a registry (or of another view); see the module docstring.
 
     Made by ``registry.filtered(...)``, ``.prefixed(...)`` and ``.renamed(...)``. What it
@@ -339,83 +316,19 @@ class ToolView(ToolReads):
             cache[key] = build(list(tools.values()))
         return cache[key]  # type: ignore[no-any-return]
 
-    def get(self, name: str) -> Tool | None:
-        """Return the tool called ``name`` in this view, or ``None``; never raises."""
-        return self._state()[1].get(name)
+    def _by_name(self) -> Mapping[str, Tool]:
+        return self._state()[1]
 
-    def get_or_raise(self, name: str) -> Tool:
-        """Return the tool called ``name`` in this view.
+    _snapshot = _by_name
 
-        Raises:
-            ToolNotFoundError: With close matches among the view's names as suggestions.
-        """
-        found = self.get(name)
-        if found is None:
-            raise self._not_found(name)
-        return found
-
-    def _not_found(self, name: str) -> ToolNotFoundError:
-        import difflib
-
-        close = difflib.get_close_matches(str(name), self.names(), n=3)
-        return ToolNotFoundError(str(name), suggestions=close)
-
-    def get_handler(self, name: str) -> Callable[..., Any] | None:
-        """Return the Python handler of the tool called ``name``, or ``None``."""
-        found = self.get(name)
-        return found.handler if found is not None else None
-
-    def exists(self, name: str) -> bool:
-        """Return whether the view has a tool called ``name``."""
-        return name in self._state()[1]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._state()[1]
-
-    def __len__(self) -> int:
-        return len(self._state()[1])
-
-    def __iter__(self) -> Iterator[Tool]:
-        return iter(tuple(self._state()[1].values()))
+    def _events(self) -> Events:
+        source = self._source
+        if not isinstance(source, ToolReads):
+            raise TypeError(f"{source!r} publishes no events")
+        return source._events()
 
     def __repr__(self) -> str:
         return f"<ToolView tools={len(self)} of {self._source!r}>"
-
-    def list_all(self) -> list[Tool]:
-        """Return every tool of the view in registration order."""
-        return list(self._state()[1].values())
-
-    def names(self) -> list[str]:
-        """Return every tool name of the view in registration order."""
-        return list(self._state()[1])
-
-    def list_by_category(self, category: ToolCategory | str) -> list[Tool]:
-        """Return the view's tools of one category (aliases such as ``file-system`` accepted)."""
-        wanted = ToolCategory.parse(category)
-        return [t for t in self if t.metadata.category is wanted]
-
-    def list_by_tag(self, tag: str) -> list[Tool]:
-        """Return the view's tools carrying ``tag``."""
-        return [t for t in self if tag in t.metadata.tags]
-
-    def on(self, event: EventType, listener: Listener) -> None:
-        """Call ``listener(event)`` after each change of this type in the registry under the view.
-
-        The events are the registry's, with its names: any change may change the view.
-        """
-        self._store().on(event, listener)
-
-    def off(self, event: EventType, listener: Listener) -> None:
-        """Stop calling ``listener`` for this event type (no error if it was not subscribed)."""
-        self._store().off(event, listener)
-
-    def _store(self) -> ToolStore:
-        source = self._source
-        while isinstance(source, ToolView):
-            source = source._source
-        if not isinstance(source, ToolStore):
-            raise TypeError(f"{source!r} publishes no events")
-        return source
 
     def close(self) -> None:
         """Stop the worker threads of the view's run methods (the registry's tools stay)."""

@@ -1,0 +1,50 @@
+"""What is derived from a registry's tools besides provider definitions: search, prompt text.
+
+Functions over a `ToolSource`, each result cached until the source next changes
+(``derived``). ``ToolRegistry.search`` and ``.generate_prompt`` are thin methods over
+these; provider definitions are `forge.tools.model.source`'s (the executor needs them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from forge.tools.values.categories import ToolCategory
+
+if TYPE_CHECKING:
+    from forge.tools.model.prompt import PromptOptions
+    from forge.tools.model.source import ToolSource
+    from forge.tools.model.tool import Tool
+
+__all__ = ["prompt_text", "search_tools"]
+
+
+def search_tools(
+    store: ToolSource,
+    query: str,
+    *,
+    limit: int = 10,
+    category: ToolCategory | str | None = None,
+    tags: Iterable[str] | str = (),
+) -> list[Tool]:
+    """The tools most relevant to ``query``, best first.
+
+    The index is cached per version of the store and kept up to date tool by tool: after a
+    change, only the tools the store's corpus has not seen are tokenized and embedded.
+    """
+    from forge.tools.search import SearchIndex
+    from forge.tools.search._corpus import corpus_for
+    from forge.tools.values.metadata import string_tuple
+
+    corpus = corpus_for(store)
+    index = store.derived("search", lambda tools: SearchIndex(tools, corpus=corpus))
+    wanted = ToolCategory.parse(category) if category is not None else None
+    return index.search(query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"))
+
+
+def prompt_text(store: ToolSource, options: PromptOptions) -> str:
+    """The tools described as prompt text (the original design's layout), cached per options."""
+    from forge.tools.model.prompt import render_prompt
+
+    return store.derived(("prompt", options), lambda tools: render_prompt(tools, options))
