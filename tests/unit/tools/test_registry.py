@@ -413,6 +413,17 @@ def test_reregistering_after_deregister_appends_at_the_end(registry: ToolRegistr
     assert registry.names() == ["b", "c", "a"]
 
 
+def test_tool_names_is_the_set_of_names(registry: ToolRegistry) -> None:
+    """``tool_names`` is a frozen set of the names; ``names()`` keeps their order."""
+    assert registry.tool_names == frozenset()
+    registry.register_many([make_tool("b"), make_tool("a")])
+    assert registry.tool_names == frozenset({"a", "b"})
+    assert isinstance(registry.tool_names, frozenset)
+    assert registry.names() == ["b", "a"]
+    registry.deregister("b")
+    assert registry.tool_names == {"a"}
+
+
 # -- get / get_or_raise / get_handler / exists ---------------------------------
 
 

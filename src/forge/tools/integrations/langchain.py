@@ -100,6 +100,7 @@ def to_langchain_tools(tools: Tools, *, context: ExecutionContext | None = None)
         tools: A `ToolExecutor` (its policies apply), a registry or view, or tools.
         context: The `ExecutionContext` of every call (default: the executor's).
     """
+    _langchain()  # the missing extra is named even when there is no tool to convert
     executor = as_executor(tools, "to_langchain_tools")
     return [to_langchain(t, executor=executor, context=context) for t in tools_of(executor)]
 

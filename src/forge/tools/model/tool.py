@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import threading
 from collections.abc import Callable, Mapping
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from forge.tools.schema._output import ReturnSchema
     from forge.tools.schema._param_table import Table
     from forge.tools.schema._sources import Compiled, Source
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
 
@@ -244,6 +246,54 @@ class Tool:
 
         return to_provider([self], "anthropic", strict=strict)[0]  # type: ignore[no-any-return]
 
+    # -- the tool API of the original design, as thin delegates ------------------------
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The input JSON Schema, read-only: `parameters` under the original design's name."""
+        return self.parameters
+
+    async def execute(self, input: Any = None) -> ToolResult:
+        """Validate ``input`` and run the tool, as a registry holding only it would.
+
+        It is ``ToolRegistry([tool]).aexecute(tool.name, input)``, the one engine of
+        every entry point; `__call__` calls the handler without validation instead.
+
+        Returns:
+            ``ToolResult.ok(<return value>)``, or a failed result if the handler raised
+            or timed out.
+
+        Raises:
+            ToolValidationError: ``input`` does not match the schema (or is not JSON).
+        """
+        registry = _alone(self)
+        try:
+            result: ToolResult = await registry.aexecute(self.name, input)
+        finally:
+            registry._close_engine()
+        return result
+
+    def execute_sync(self, input: Any = None) -> ToolResult:
+        """`execute` for sync code."""
+        registry = _alone(self)
+        try:
+            result: ToolResult = registry.execute(self.name, input)
+        finally:
+            registry._close_engine()
+        return result
+
+    def to_langchain_tool(self) -> Any:
+        """Return a LangChain ``StructuredTool`` running this tool on an executor of its own.
+
+        It is `forge.tools.integrations.langchain.to_langchain` (``langchain`` extra).
+
+        Raises:
+            MissingDependencyError: ``langchain-core`` is not installed.
+        """
+        from forge.tools.formats.langchain import integration
+
+        return integration("to_langchain")(self)
+
     def replace(self, **changes: Any) -> Tool:
         """Return a copy with some fields changed (the compiled cache is kept if valid)."""
         import dataclasses
@@ -283,6 +333,16 @@ class Tool:
 
 
 _callable.install(Tool)
+
+
+def _alone(t: Tool) -> Any:
+    """A registry holding only ``t``, for `Tool.execute`.
+
+    Running a tool is the executor's job, and it sits above the model, so the
+    registry is loaded by name when a tool runs this way, as the formats load the
+    LangChain integration (`forge.tools.formats.langchain`).
+    """
+    return importlib.import_module("forge.tools.registry").ToolRegistry([t])
 
 
 def _check_execution_options(t: Tool) -> None:

@@ -159,6 +159,11 @@ def test_openai() -> None:
     assert messages[5]["content"] == "null"
 
 
+def test_the_provider_defaults_to_openai() -> None:
+    """``format_results(results)`` alone gives OpenAI's tool messages."""
+    assert format_results(RESULTS) == format_results(RESULTS, "openai")
+
+
 def test_responses() -> None:
     """function_call_output items answer by call_id."""
     items = format_results(RESULTS[:1], "openai-responses")
