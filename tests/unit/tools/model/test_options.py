@@ -26,7 +26,7 @@ from forge.tools.config import HandlerRegistry, build_tool, builtin_handlers
 from forge.tools.factory import ToolFactory
 from forge.tools.model.options import OPTION_NAMES
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 # Every option, each with a value that differs from its default.
 SAMPLE: ToolOptions = {
