@@ -1,4 +1,4 @@
-"""LangChain bridge (IN-3): `to_langchain`, `to_langchain_tools` and `from_langchain`.
+"""LangChain bridge: `to_langchain`, `to_langchain_tools` and `from_langchain`.
 
 Needs the ``langchain`` extra (``pip install '.[langchain]'`` in a checkout, or the wheel
 with ``[langchain]``); ``import forge.tools`` never imports LangChain.

@@ -1,4 +1,4 @@
-"""`Tool`, the one canonical tool record (TM-1), and the `@tool` decorator (TM-6.1)."""
+"""`Tool`, the one canonical tool record, and the `@tool` decorator."""
 
 from __future__ import annotations
 
@@ -407,7 +407,7 @@ def _infer_output(t: Tool) -> ReturnSchema | None:
 def _lenient(
     validate: Callable[[Any], dict[str, Any]], parameters: Mapping[str, Any]
 ) -> Callable[[Any], dict[str, Any]]:
-    """Validation that also accepts what strict-mode definitions make a model send (PV-3a).
+    """Validation that also accepts what strict-mode definitions make a model send.
 
     Arguments that validate are never touched. Rejected ones are mapped back
     from strict mode (`forge.tools.formats.strict_arguments`) and validated

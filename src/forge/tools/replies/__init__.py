@@ -1,4 +1,4 @@
-"""Formatting tool results back into each provider's messages (TC-4).
+"""Formatting tool results back into each provider's messages.
 
 `format_results` turns `ToolResult`s (tagged with ``call_id`` and ``tool_name``, as
 `ToolRegistry.execute_all` returns them) into the messages a provider expects next, with

@@ -161,7 +161,7 @@ def call_style(name: str, fn: Callable[..., Any], schema: Mapping[str, Any]) -> 
 
     ``kwargs`` when the signature accepts every schema property by name (or has
     ``**kwargs``); ``dict`` when it takes exactly one positional parameter (the
-    seed-002/003 ``handler(args)`` convention).
+    ``handler(args)`` convention of plain records).
     """
     try:
         sig = inspect.signature(fn)

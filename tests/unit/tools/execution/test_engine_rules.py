@@ -94,12 +94,12 @@ async def agives_up(x: int) -> int:
 
 
 class Calc(BaseTool):
-    """A class-based tool (seed 004) whose mode picks the outcome."""
+    """A class-based tool whose mode picks the outcome."""
 
     name = "calc"
     description = "Compute, fail, dawdle or give up."
     category = ToolCategory.OTHER
-    parameters = [  # noqa: RUF012 - the seed declares parameters like this
+    parameters = [  # noqa: RUF012 - the original design declares parameters like this
         ToolParameter(name="x", type="integer", description="A number."),
         ToolParameter(name="mode", type="string", description="What to do.", required=False),
     ]

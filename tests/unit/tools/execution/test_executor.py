@@ -1,4 +1,4 @@
-"""ToolExecutor: the never-raising contract, entry points and results (EX-2/3/7, seed 004)."""
+"""ToolExecutor: the never-raising contract, entry points and results."""
 
 import asyncio
 import logging
@@ -54,12 +54,12 @@ def whoami(ctx: ExecutionContext, x: int) -> dict[str, Any]:
 
 
 class Shout(BaseTool):
-    """A seed-004 class tool."""
+    """A `BaseTool` class."""
 
     name = "shout"
     description = "Upper-case the text."
     category = ToolCategory.OTHER
-    parameters = [ToolParameter("text", "string", "The text")]  # noqa: RUF012 - the seed's class-attribute style
+    parameters = [ToolParameter("text", "string", "The text")]  # noqa: RUF012 - the original design's class-attribute style
 
     async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
         return ToolResult.ok(kwargs["text"].upper(), session=context.session_id)
@@ -80,7 +80,7 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# -- the seed-004 API ----------------------------------------------------------------
+# -- the executor API of the original design -------------------------------------------
 
 
 def test_execute_runs_sync_and_async_tools_by_name(executor: ToolExecutor) -> None:
@@ -111,7 +111,7 @@ def test_execute_accepts_tool_arguments_named_like_its_own_parameters() -> None:
 
 
 def test_execute_accepts_every_seed_004_call_form(registry: ToolRegistry) -> None:
-    """tool_name and context by position or keyword, as seed 004 calls them (issue 11)."""
+    """tool_name and context by position or keyword, as the original executor API calls them."""
     ctx = ExecutionContext(session_id="mine")
     expected = {"session": "mine", "x": 1}
     with ToolExecutor(registry) as ex:
@@ -256,7 +256,7 @@ def test_per_call_timeout_overrides_tool_and_context(executor: ToolExecutor) -> 
     assert run(go()).output == 2
 
 
-# -- sync and async entry points (EX-3) ---------------------------------------------------
+# -- sync and async entry points ---------------------------------------------------
 
 
 def test_sync_entry_points_run_both_kinds(executor: ToolExecutor) -> None:
@@ -347,7 +347,7 @@ def test_the_executor_sees_registry_changes(registry: ToolRegistry) -> None:
     assert ex.run_sync("add", {"a": 1, "b": 1}).output == 2
 
 
-# -- dry run (EX-7) ----------------------------------------------------------------------
+# -- dry run ----------------------------------------------------------------------
 
 
 def test_dry_run_never_calls_the_handler_but_validates() -> None:

@@ -1,4 +1,4 @@
-"""A table of bad inputs: each gets the right error kind and the process keeps running (TC-3a)."""
+"""A table of bad inputs: each gets the right error kind and the process keeps running."""
 
 import asyncio
 import math
@@ -217,7 +217,7 @@ def test_keyboard_interrupt_is_not_swallowed(handler: Any, expected: type[BaseEx
 
 
 def test_system_exit_from_a_handler_is_a_failed_result() -> None:
-    """A tool calling ``sys.exit`` fails its call; it does not stop the program (issue 18)."""
+    """A tool calling ``sys.exit`` fails its call; it does not stop the program."""
     ex = ToolExecutor(ToolRegistry([exit_now]))
     assert ex.run_sync("exit_now").error_kind is ErrorKind.TOOL_ERROR
     results = asyncio.run(ex.execute_all([ToolCall.create("exit_now")] * 2))

@@ -1,4 +1,4 @@
-"""Batches and concurrency limits (EX-6)."""
+"""Batches and concurrency limits."""
 
 import asyncio
 import threading

@@ -1,4 +1,4 @@
-"""Deadlines and concurrency limits hold whatever a handler does (issue 18).
+"""Deadlines and concurrency limits hold whatever a handler does.
 
 A handler that swallows its cancellation must not hold the caller past the
 deadline, and a call left running after its deadline keeps its concurrency

@@ -1,4 +1,4 @@
-"""Handler faults and outputs that would pass as success and break later (issue 18).
+"""Handler faults and outputs that would pass as success and break later.
 
 Whatever a handler raises (short of ``KeyboardInterrupt``) or returns, every
 entry point answers each call with one result, and a value JSON cannot carry

@@ -157,7 +157,7 @@ ENTRY_POINTS = {
 def test_every_entry_point_answers_any_argument_text_once_with_a_string_id(
     text: str, call_id: str | None, name: str, entry: str, path: str
 ) -> None:
-    """Sync and async tools, fast paths and the pipeline, every entry point (issue 18)."""
+    """Sync and async tools, fast paths and the pipeline, every entry point."""
     good = {**GOOD, "name": name}
     calls = [good, {"id": call_id, "name": name, "arguments": text}, good]
     check_batch(ENTRY_POINTS[entry](EXECUTORS[path], calls), calls)

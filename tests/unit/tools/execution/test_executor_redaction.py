@@ -1,4 +1,4 @@
-"""Secrets from the environment stay out of failed results and logs (issue 18)."""
+"""Secrets from the environment stay out of failed results and logs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A small run of the executor soak in ``bench/soak_executor.py`` (issue 18)."""
+"""A small run of the executor soak in ``bench/soak_executor.py``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Timeouts (EX-4) and cancellation (EX-5) through the executor."""
+"""Timeouts and cancellation through the executor."""
 
 import asyncio
 import contextlib

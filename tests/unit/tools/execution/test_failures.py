@@ -1,4 +1,4 @@
-"""The model-facing error contract (TC-3a): kinds, messages, retry advice and size limits."""
+"""The model-facing error contract: kinds, messages, retry advice and size limits."""
 
 import pytest
 

@@ -161,7 +161,7 @@ def gone(pid: int) -> bool:
 def test_processes_an_isolated_handler_started_are_killed_with_it(
     tmp_path: Path, entry: str
 ) -> None:
-    """At the deadline the whole process group dies: the handler's own child too (issue 18)."""
+    """At the deadline the whole process group dies: the handler's own child too."""
     pid_file = tmp_path / "grandchild"
     ex = ToolExecutor(registry())
     args = {"pid_file": str(pid_file)}

@@ -1,4 +1,4 @@
-"""Execution metrics (EX-8): exact counts and latency percentiles as a snapshot."""
+"""Execution metrics: exact counts and latency percentiles as a snapshot."""
 
 import asyncio
 import json

@@ -1,4 +1,4 @@
-"""Permissions (EX-9): policies, rules, approvals; denied calls never reach the handler."""
+"""Permissions: policies, rules, approvals; denied calls never reach the handler."""
 
 import asyncio
 import logging

@@ -1,4 +1,4 @@
-"""The LangChain bridge (IN-3): to_langchain / from_langchain, and the optional extra."""
+"""The LangChain bridge: to_langchain / from_langchain, and the optional extra."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fluent builder, ``create_tool()`` (seed 001, TM-6.3)."""
+"""The fluent builder, ``create_tool()``."""
 
 import asyncio
 from typing import Any, Literal
@@ -81,7 +81,7 @@ def _base(name: str = "read-file") -> ToolBuilder:
 
 
 def test_seed_example_builds_with_all_optional_parts() -> None:
-    """The seed's read-file example builds, with every optional part in tool.metadata."""
+    """The original design's read-file example builds, with every optional part in tool.metadata."""
     built = (
         create_tool()
         .name("read-file")
@@ -188,7 +188,7 @@ def test_timeout_and_annotations() -> None:
 
 
 def test_category_accepts_seed_spelling() -> None:
-    """category() accepts the seed-001 string 'file-system' as an alias of file."""
+    """category() accepts the original design's string 'file-system' as an alias of file."""
     built = create_tool().name("x").description("d").category("file-system").implement(greet)
     assert built.build().category is ToolCategory.FILE
 
@@ -417,6 +417,6 @@ def test_handler_exception_becomes_failed_result() -> None:
 
 
 def test_tags_accepts_a_single_string_as_one_tag() -> None:
-    """tags("abc") adds the one tag "abc", not the tags "a", "b" and "c" (issue 11)."""
+    """tags("abc") adds the one tag "abc", not the tags "a", "b" and "c"."""
     built = _base().implement(greet).tags("abc").tags(["d", "e"]).build()
     assert built.tags == ("abc", "d", "e")

@@ -1,4 +1,4 @@
-"""One tool, every way of defining it (TM-6): all styles must behave identically."""
+"""One tool, every way of defining it: all styles must behave identically."""
 
 import asyncio
 import copy
@@ -62,9 +62,9 @@ def get_weather(location: str, unit: Unit = "c") -> str:
     return _report(location, unit)
 
 
-# 2. BaseTool subclass (seed 004).
+# 2. BaseTool subclass.
 class WeatherTool(BaseTool):
-    """The weather tool as a seed-004 class."""
+    """The weather tool as a BaseTool class."""
 
     output_schema = OUTPUT_SCHEMA
 
@@ -98,7 +98,7 @@ class WeatherTool(BaseTool):
         return ToolResult.ok(_report(kwargs["location"], kwargs.get("unit", "c")))
 
 
-# 3. Builder with a pydantic model schema (seed 001).
+# 3. Builder with a pydantic model schema.
 # (No class docstring: pydantic would put it in the schema as the object's "description".)
 class WeatherInput(BaseModel):
     location: str = Field(description=LOCATION_DOC)
@@ -126,7 +126,7 @@ def weather_kwargs(location: str, unit: str = "c") -> str:
 
 
 def weather_args(args: dict[str, Any]) -> str:
-    """Record handler taking one arguments dict (seeds 002 and 003)."""
+    """Record handler taking one arguments dict (the plain-record convention)."""
     return _report(args["location"], args.get("unit", "c"))
 
 

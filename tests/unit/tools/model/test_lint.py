@@ -1,4 +1,4 @@
-"""The definition linter behind `forge-tools validate` (SPEC §10)."""
+"""The definition linter behind `forge-tools validate`."""
 
 from __future__ import annotations
 

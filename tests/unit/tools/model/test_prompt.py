@@ -1,4 +1,4 @@
-"""Prompt generation (PR-1) checked against golden files for every option combination."""
+"""Prompt generation checked against golden files for every option combination."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_prompt_matches_golden_file(options: dict[str, Any]) -> None:
 
 
 def test_default_prompt_follows_the_seed_layout() -> None:
-    """The default prompt renders seed 001's read-file block exactly."""
+    """The default prompt renders the original design's read-file block exactly."""
     text = registry().generate_prompt()
     assert text.startswith("Available Tools:\n\nFILE SYSTEM TOOLS:\n- read-file: Read the")
     assert (
@@ -159,7 +159,7 @@ def test_schema_shapes_render() -> None:
 
 
 def test_prompt_options_object_is_accepted() -> None:
-    """generate_prompt takes the exported PromptOptions positionally, like keywords (issue 11)."""
+    """generate_prompt takes the exported PromptOptions positionally, like keywords."""
     reg = registry()
     options = PromptOptions(include_examples=False, categories=("file-system",))  # type: ignore[arg-type]
     text = reg.generate_prompt(options)

@@ -1,4 +1,4 @@
-"""Tools from plain records: seed-002 parameter lists, seed-003/MCP and JSON Schema (TM-6.4)."""
+"""Tools from plain records: parameter lists, MCP's inputSchema and JSON Schema."""
 
 import asyncio
 from typing import Any
@@ -51,7 +51,7 @@ def _record(**changes: Any) -> dict[str, Any]:
 
 
 def test_seed_002_record() -> None:
-    """The seed-002 get_weather record registers, runs, and names a missing location."""
+    """A get_weather record with a parameter list registers, runs and names a missing location."""
     registry = ToolRegistry()
     registry.register(
         {
@@ -75,7 +75,7 @@ def test_seed_002_record() -> None:
 
 
 def test_seed_003_record() -> None:
-    """The seed-003 hello record registers with inputSchema and its dict-style handler works."""
+    """The MCP-style hello record registers with inputSchema and its dict-style handler works."""
     registry = ToolRegistry()
     registry.register(
         {
@@ -232,7 +232,7 @@ def test_two_schema_keys_rejected(first: str, second: str) -> None:
     ],
 )
 def test_bad_parameter_list_entry_rejected(entry: dict[str, Any], fragment: str) -> None:
-    """A bad seed-002 parameter entry is rejected with a message pointing at the problem."""
+    """A bad parameter-list entry is rejected with a message pointing at the problem."""
     with pytest.raises(ToolDefinitionError, match="invalid parameter list") as info:
         from_record(_record(parameters=[entry]))
     assert fragment in str(info.value)

@@ -1,4 +1,4 @@
-"""A `Tool` looks like the function it wraps to libraries that inspect callables (issue 15)."""
+"""A `Tool` looks like the function it wraps to libraries that inspect callables."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Executing tools through the registry (SPEC §5, EX-1, EX-2, EX-3)."""
+"""Executing tools through the registry."""
 
 import asyncio
 import threading
@@ -82,7 +82,7 @@ def thread_id() -> int:
 
 
 def echo_arguments(args: dict[str, Any]) -> dict[str, Any]:
-    """Return a copy of the arguments dict (a seed-002 style record handler)."""
+    """Return a copy of the arguments dict (a plain record's handler)."""
     return dict(args)
 
 

@@ -1,4 +1,4 @@
-"""Tool factories (CX-2): lazy instances, lifetimes, dependency injection, setup and teardown."""
+"""Tool factories: lazy instances, lifetimes, dependency injection, setup and teardown."""
 
 import asyncio
 import threading
@@ -88,12 +88,12 @@ class AsyncLookup:
 
 
 class Greeter(BaseTool):
-    """A seed-004 class tool built per request."""
+    """A `BaseTool` class built per request."""
 
     name = "greet"
     description = "Greet someone."
     category = ToolCategory.OTHER
-    parameters = [ToolParameter("who", "string", "Who to greet")]  # noqa: RUF012 - the seed's class-attribute style
+    parameters = [ToolParameter("who", "string", "Who to greet")]  # noqa: RUF012 - the original design's class-attribute style
 
     def __init__(self, greeting: str, events: Events) -> None:
         events.add("init")
@@ -298,7 +298,7 @@ def test_base_tool_definitions_that_need_an_instance_are_reported() -> None:
 
         description = "d"
         category = ToolCategory.OTHER
-        parameters: list[ToolParameter] = []  # noqa: RUF012 - the seed's class-attribute style
+        parameters: list[ToolParameter] = []  # noqa: RUF012 - the original design's class-attribute style
 
         async def _execute(self, context: ExecutionContext, **kwargs: Any) -> ToolResult:
             return ToolResult.ok(None)
@@ -354,7 +354,7 @@ def test_teardown_errors_are_logged_not_raised(caplog: pytest.LogCaptureFixture)
 
 
 def test_a_single_tag_string_on_a_factory_tool_is_one_tag(deps: dict[Any, Any]) -> None:
-    """A class tool's ``tags = "people"`` is the one tag "people", not its letters (issue 11)."""
+    """A class tool's ``tags = "people"`` is the one tag "people", not its letters."""
 
     class Tagged(Greeter):
         tags = "people"  # type: ignore[assignment]

@@ -1,4 +1,4 @@
-"""Plugins (CX-3): tools from installed distributions' entry points; broken plugins are skipped."""
+"""Plugins: tools from installed distributions' entry points; broken plugins are skipped."""
 
 import importlib
 import importlib.metadata

@@ -1,4 +1,4 @@
-"""ToolRegistry operations (SPEC §2, RG-1..RG-6)."""
+"""ToolRegistry operations."""
 
 import json
 import logging
@@ -43,7 +43,7 @@ def add(a: int, b: int) -> int:
 
 
 class EchoTool(BaseTool):
-    """A seed-004 style class-based tool."""
+    """A class-based tool (a `BaseTool`)."""
 
     name = "echo"
     description = "Echo the given text back."
@@ -80,7 +80,7 @@ def make_tool(
 
 
 def record(name: str, value: Any = "from record") -> dict[str, Any]:
-    """Return a plain tool record (seed 002/003 style) whose handler returns ``value``."""
+    """Return a plain tool record (the plain-record style) whose handler returns ``value``."""
     return {
         "name": name,
         "description": f"The {name} record tool.",
@@ -1041,7 +1041,7 @@ def test_repr_mentions_size_and_version(registry: ToolRegistry) -> None:
     assert f"version={registry.version}" in text
 
 
-# -- other libraries' tool objects (issue 11) ------------------------------------------
+# -- other libraries' tool objects ------------------------------------------
 
 
 def test_registering_a_langchain_tool_names_from_langchain() -> None:
@@ -1095,7 +1095,7 @@ def test_unknown_objects_are_refused_with_the_accepted_kinds() -> None:
 
 
 def test_search_takes_a_single_tag_string_as_one_tag() -> None:
-    """search(tags="maps") filters on the tag "maps", not on "m", "a", "p" and "s" (issue 11)."""
+    """search(tags="maps") filters on the tag "maps", not on "m", "a", "p" and "s"."""
 
     @tool(tags=["maps"])
     def find_places(query: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""ToolRegistry under concurrent readers and writers (SPEC §2, RG-3, RG-6)."""
+"""ToolRegistry under concurrent readers and writers."""
 
 import random
 import sys
@@ -368,7 +368,7 @@ def test_listener_subscription_during_emission_does_not_break_delivery() -> None
 
 
 def test_listener_events_arrive_in_version_order_across_writers() -> None:
-    """Events of many writers reach every listener in the order of their versions (issue 18)."""
+    """Events of many writers reach every listener in the order of their versions."""
     registry = ToolRegistry()
     seen: dict[str, list[int]] = {"first": [], "second": []}
 

@@ -1,4 +1,4 @@
-"""Registry views: filtered, prefixed and renamed, live and composable (issue 12, item 3)."""
+"""Registry views: filtered, prefixed and renamed, live and composable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""format_results (TC-4): each provider's tool-result messages, checked by its own SDK."""
+"""format_results: each provider's tool-result messages, checked by its own SDK."""
 
 from __future__ import annotations
 
@@ -273,6 +273,6 @@ def test_bad_input() -> None:
 
 
 def test_non_result_message_uses_the_right_article() -> None:
-    """A stray int is reported as "an int", not "a int" (issue 11)."""
+    """A stray int is reported as "an int", not "a int"."""
     with pytest.raises(ToolCallFormatError, match="result 0 is an int, not a ToolResult"):
         format_results([3], "openai")  # type: ignore[list-item]

@@ -1,4 +1,4 @@
-"""Output schemas from return annotations (issue 14, item 2), and the option that sets them."""
+"""Output schemas from return annotations, and the option that sets them."""
 
 from __future__ import annotations
 

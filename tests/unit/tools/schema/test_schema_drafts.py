@@ -1,4 +1,4 @@
-"""Schemas in older JSON Schema drafts are upgraded to 2020-12 on import (issue 13)."""
+"""Schemas in older JSON Schema drafts are upgraded to 2020-12 on import."""
 
 from __future__ import annotations
 

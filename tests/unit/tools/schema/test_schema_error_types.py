@@ -1,4 +1,4 @@
-"""Schema mistakes raise the documented errors, naming the tool (issue 18)."""
+"""Schema mistakes raise the documented errors, naming the tool."""
 
 from __future__ import annotations
 

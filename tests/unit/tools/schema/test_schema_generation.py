@@ -1,4 +1,4 @@
-"""Parameters schemas generated from type hints and docstrings by ``@tool`` (TM-6.1, TM-2).
+"""Parameters schemas generated from type hints and docstrings by ``@tool``.
 
 Types used in the annotations of tool functions live at module level: the
 schema generator resolves annotations against the function's globals.

@@ -1,4 +1,4 @@
-"""The schema-only validator on the official JSON Schema Test Suite, draft 2020-12 (EX-1).
+"""The schema-only validator on the official JSON Schema Test Suite, draft 2020-12.
 
 The corpus is ``corpora/json-schema-test-suite/`` in the repository (see its
 README.md): unmodified copies of the suite's required draft 2020-12 tests.

@@ -1,4 +1,4 @@
-"""Property tests: our argument validation accepts exactly what the JSON Schema accepts (EX-1).
+"""Property tests: our argument validation accepts exactly what the JSON Schema accepts.
 
 The independent oracle is the ``jsonschema`` library (Draft 2020-12) run on the
 tool's own ``parameters``. Arguments are drawn from a mix of well-typed values,

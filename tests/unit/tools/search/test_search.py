@@ -1,4 +1,4 @@
-"""Ranked search (RG-5): tokenising, candidates, re-ranking features, filters, caching, ranking."""
+"""Ranked search: tokenising, candidates, re-ranking features, filters, caching, ranking."""
 
 from __future__ import annotations
 

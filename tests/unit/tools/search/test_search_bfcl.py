@@ -1,4 +1,4 @@
-"""Search recall on the BFCL corpus: a regression guard for the ranking (RG-5).
+"""Search recall on the BFCL corpus: a regression guard for the ranking.
 
 The full measurement, with its targets and the reference BM25, is ``bench/bench_search.py``;
 this test keeps the ranking from silently getting worse.

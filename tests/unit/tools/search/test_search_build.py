@@ -1,4 +1,4 @@
-"""The index build's faster tokenizing gives exactly what the tokenizer gave before (RG-5).
+"""The index build's faster tokenizing gives exactly what the tokenizer gave before.
 
 ``_Oracle`` below is a frozen copy of the tokenizer and of the per-tool index parts as they were
 before the build was made faster (regex passes over every text, each ASCII word split and

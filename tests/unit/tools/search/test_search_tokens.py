@@ -1,4 +1,4 @@
-"""Search terms of any script (RG-5): folding, CJK bigrams, and the tokenizer's invariants."""
+"""Search terms of any script: folding, CJK bigrams, and the tokenizer's invariants."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from forge.tools import (
     ToolResult,
 )
 
-# --- ToolParameter (TM-7) ---------------------------------------------------------------------
+# --- ToolParameter ---------------------------------------------------------------------
 
 
 def test_parameter_defaults() -> None:
@@ -31,7 +31,7 @@ def test_parameter_defaults() -> None:
 
 
 def test_parameter_seed_example_schema() -> None:
-    """The seed's message parameter converts to type plus description."""
+    """The original design's message parameter converts to type plus description."""
     param = ToolParameter(name="message", type="string", description="Test message")
     assert param.to_json_schema() == {"type": "string", "description": "Test message"}
 
@@ -118,7 +118,7 @@ def test_parameter_is_frozen() -> None:
 
 
 def test_parameter_from_mapping() -> None:
-    """from_mapping builds a parameter from a seed-002 style mapping."""
+    """from_mapping builds a parameter from a parameter-list mapping."""
     param = ToolParameter.from_mapping({"name": "location", "type": "string", "required": True})
     assert param == ToolParameter(name="location", type="string")
 
@@ -134,7 +134,7 @@ def test_parameter_from_mapping_rejects(mapping: dict[str, Any], fragment: str) 
     assert fragment in str(info.value)
 
 
-# --- ToolResult (TM-8) ------------------------------------------------------------------------
+# --- ToolResult ------------------------------------------------------------------------
 
 
 def test_result_ok() -> None:
@@ -171,7 +171,7 @@ def test_result_fail_kind_from_string(kind: ErrorKind) -> None:
 
 
 def test_error_kinds() -> None:
-    """The error kinds are the spec's model-facing contract (TC-3a)."""
+    """The error kinds are the spec's model-facing contract."""
     assert {k.value for k in ErrorKind} == {
         "invalid_json",
         "unknown_tool",
@@ -262,7 +262,7 @@ def test_result_equality() -> None:
     assert ToolResult.ok(1) != ToolResult.ok(2)
 
 
-# --- ExecutionContext (CX-1) ------------------------------------------------------------------
+# --- ExecutionContext ------------------------------------------------------------------
 
 
 def test_context_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -390,7 +390,7 @@ def test_call_is_frozen() -> None:
         ToolCall("1", "t").name = "u"  # type: ignore[misc]
 
 
-# --- ToolCategory (TM-5) ----------------------------------------------------------------------
+# --- ToolCategory ----------------------------------------------------------------------
 
 SEED_001_CATEGORIES = {
     "FILE_SYSTEM": "file-system",
@@ -413,7 +413,7 @@ SEED_004_CATEGORIES = {
 
 
 def test_category_values_are_union_of_seeds() -> None:
-    """The canonical values are the union of seeds 001 and 004, file-system folded into file."""
+    """The canonical values are both original category lists, file-system folded into file."""
     assert [c.value for c in ToolCategory] == [
         "file",
         "execution",
@@ -432,7 +432,7 @@ def test_category_values_are_union_of_seeds() -> None:
 
 @pytest.mark.parametrize("member", sorted(SEED_001_CATEGORIES.keys() | SEED_004_CATEGORIES.keys()))
 def test_category_seed_member_names(member: str) -> None:
-    """Every member name either seed uses exists on ToolCategory."""
+    """Every member name either original category list uses exists on ToolCategory."""
     assert isinstance(ToolCategory[member], ToolCategory)
 
 
@@ -440,7 +440,7 @@ def test_category_seed_member_names(member: str) -> None:
     "value", sorted(set(SEED_001_CATEGORIES.values()) | set(SEED_004_CATEGORIES.values()))
 )
 def test_category_seed_values_parse(value: str) -> None:
-    """Every value either seed uses parses to a category."""
+    """Every value either original category list uses parses to a category."""
     assert isinstance(ToolCategory.parse(value), ToolCategory)
 
 
@@ -487,7 +487,7 @@ def test_category_parse_error_lists_valid_values(value: Any) -> None:
     assert "file-system" in message
 
 
-# --- ToolAnnotations (TM-4) and ToolMetadata (TM-3) -------------------------------------------
+# --- ToolAnnotations and ToolMetadata -------------------------------------------
 
 
 def test_annotations_default_unspecified() -> None:
