@@ -63,7 +63,7 @@ def to_langchain(
     from forge.tools.registry import ToolRegistry
 
     lc = _langchain()
-    tool.compile_()
+    tool.compiled()
     name = tool.name
     if executor is None:
         executor = ToolExecutor(ToolRegistry([tool]))

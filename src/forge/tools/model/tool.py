@@ -108,7 +108,7 @@ class Tool:
         It is the schema the tool advertises and validates with, shared by every
         reader; ``copy.deepcopy`` gives a mutable copy.
         """
-        return (self._compiled or self.compile_()).parameters
+        return (self._compiled or self.compiled()).parameters
 
     @property
     def output_schema(self) -> Mapping[str, Any] | None:
@@ -189,11 +189,14 @@ class Tool:
             ToolDefinitionError: The types cannot be turned into a schema, or an
                 example is rejected by the tool's own parameters.
         """
-        self.compile_()
+        self.compiled()
         return self
 
-    def compile_(self) -> Compiled:
-        """Return the compiled form, building it on first use (internal)."""
+    def compiled(self) -> Compiled:
+        """Return the compiled form (schema, validator, caller), built on first use (internal).
+
+        `compile` builds the same thing ahead of the first call and returns the tool.
+        """
         compiled = self._compiled
         if compiled is not None:
             return compiled
@@ -209,7 +212,7 @@ class Tool:
 
     def schema_and_table(self) -> tuple[dict[str, Any], Table | None]:
         """The parameters schema and its parameter table (internal, for the provider formats)."""
-        compiled = self._compiled or self.compile_()
+        compiled = self._compiled or self.compiled()
         return compiled.parameters, compiled.table
 
     def validate(self, arguments: Any) -> dict[str, Any]:
@@ -218,7 +221,7 @@ class Tool:
         Raises:
             ToolValidationError: Naming every bad field.
         """
-        return (self._compiled or self.compile_()).validate(arguments)
+        return (self._compiled or self.compiled()).validate(arguments)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provider-neutral definition: name, description, parameters (+ extras).

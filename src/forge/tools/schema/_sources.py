@@ -39,7 +39,7 @@ class Compiled:
     run_sync: Callable[[Any, ExecutionContext | None], Any] | None = None
     """Validate and call a sync handler inline (built on first use by `_run.sync_runner`)."""
     table: Table | None = None
-    """The parameter table of a simple schema (set by `Tool.compile_`), read by the formats."""
+    """The parameter table of a simple schema (set by `Tool.compiled`), read by the formats."""
 
 
 class Source(Protocol):
