@@ -114,7 +114,7 @@ json_schema_2020_12_tool = from_record(
     }
 )
 
-# -- tools that talk back to the client while they run (issue 14, items 3-6) ---------------
+# -- tools that talk back to the client while they run ---------------------------------
 
 
 @tool

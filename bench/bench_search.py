@@ -1,4 +1,4 @@
-"""Search quality and speed on BFCL (RG-5): recall@5 over every distinct definition, and latency.
+"""Search quality and speed on BFCL: recall@5 over every distinct definition, and latency.
 
 Every distinct BFCL function definition (by name and parameters: 3,205 of them, 1,853 names)
 becomes one tool in one registry. Each question of a category is a query (its user messages,

@@ -9,7 +9,7 @@ installed with npm into ``.cache/conformance`` on first use (Node from the npm p
 ``forge-tools serve --transport http`` serving ``_conformance_tools.py``; client scenarios
 run ``_conformance_client.py`` (forge-tools' ``import_tools``) against the suite's servers.
 Each scenario runs on its own and is reported as pass (with the suite's warnings), fail,
-not applicable, or not yet (issue 14), with the reason. The exit code is 1 if a scenario
+not applicable, or not yet, with the reason. The exit code is 1 if a scenario
 failed that this file does not list as not applicable or not yet.
 """
 
@@ -61,7 +61,7 @@ class Outcome:
     scenario: str
     """The suite's scenario name."""
     verdict: str
-    """``pass``, ``fail``, ``not applicable`` or ``not yet (issue 14)``."""
+    """``pass``, ``fail``, ``not applicable`` or ``not yet``."""
     why: str
     """The warnings of a pass, the first failed check, or why the scenario does not apply."""
 
@@ -251,7 +251,7 @@ def judge(side: str, scenario: str, where: Path, done: subprocess.CompletedProce
 
 def _failed(side: str, scenario: str, message: str) -> Outcome:
     if scenario in NOT_YET:
-        return Outcome(side=side, scenario=scenario, verdict="not yet (issue 14)",
+        return Outcome(side=side, scenario=scenario, verdict="not yet",
                        why=NOT_YET[scenario])  # fmt: skip
     reason = _not_applicable(scenario)
     if reason is not None:

@@ -1,4 +1,4 @@
-"""Soak the executor: 100,000 mixed calls, no lost result, memory flat (issue 18).
+"""Soak the executor: 100,000 mixed calls, no lost result, memory flat.
 
 Run it with ``python bench/soak_executor.py`` (``--calls N`` for another size). The calls
 go through every entry point (``execute_all`` and ``execute_all_sync``, parallel and in

@@ -1,4 +1,4 @@
-"""The ``forge-tools`` command line (SPEC §10).
+"""The ``forge-tools`` command line.
 
 Every command works on the bundled example tools, or on the tools of the
 configuration files given with ``--config`` (repeatable) and of the Python

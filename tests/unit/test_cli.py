@@ -1,4 +1,4 @@
-"""The `forge-tools` command line, run as a real subprocess (SPEC §10)."""
+"""The `forge-tools` command line, run as a real subprocess."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def test_call_http_example_against_a_local_server(http_server: str) -> None:
 
 
 def test_search_and_prompt(config: Path) -> None:
-    """`search` ranks tools for a query and `prompt` prints the seed's layout."""
+    """`search` ranks tools for a query and `prompt` prints the original design's layout."""
     found = json.loads(ok("search", "currency exchange rate", "--json"))
     assert found[0]["name"] == "exchange_rate"
     assert "exchange_rate" in ok("search", "currency", "--limit", "1")
@@ -226,7 +226,7 @@ def mixed(tmp_path: Path) -> Path:
 
 
 def test_an_invalid_definition_is_skipped_with_one_line_on_stderr(mixed: Path) -> None:
-    """Commands use the valid tools of a file and name each skipped one on stderr (issue 11)."""
+    """Commands use the valid tools of a file and name each skipped one on stderr."""
     listed = run("list", "--config", str(mixed), "--json")
     assert listed.returncode == 0, listed.stderr
     assert [r["name"] for r in json.loads(listed.stdout)] == ["greet"]
@@ -276,7 +276,7 @@ def test_an_unparseable_config_file_is_fatal(tmp_path: Path) -> None:
 def test_serve_serves_the_valid_tools_and_names_the_invalid_one(
     mixed: Path, tmp_path: Path
 ) -> None:
-    """`serve --config` over stdio lists the valid tool to an MCP client (issue 11)."""
+    """`serve --config` over stdio lists the valid tool to an MCP client."""
     import asyncio
 
     from mcp import Client, StdioServerParameters

@@ -1,4 +1,4 @@
-"""`forge-tools validate` reports exactly what `export` would change, drop or fail on (issue 13)."""
+"""`forge-tools validate` reports exactly what `export` would change, drop or fail on."""
 
 from __future__ import annotations
 

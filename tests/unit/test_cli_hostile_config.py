@@ -1,4 +1,4 @@
-"""Hostile configuration files through the real `forge-tools` command line (issue 18)."""
+"""Hostile configuration files through the real `forge-tools` command line."""
 
 from __future__ import annotations
 

@@ -148,7 +148,7 @@ def test_layers_contract_fails_on_a_wrong_way_import(tmp_path: Path) -> None:
     ],
 )
 def test_seed_004_module_paths_stay_importable(module: str, names: list[str]) -> None:
-    """Seed 004's module paths still import and give the seed's names (the public ones)."""
+    """The original design's module paths still import and give its names (the public ones)."""
     import importlib
 
     import forge.tools

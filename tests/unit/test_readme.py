@@ -1,4 +1,4 @@
-"""The README's claims and examples hold (issue 11: the README says what is true).
+"""The README's claims and examples hold (the README says what is true).
 
 Each ```python block after a ``<!-- test: NAME -->`` comment runs here as written. The provider
 examples run against the official SDK clients, whose HTTP transport is replaced by a fake API
@@ -261,7 +261,7 @@ def test_every_tested_block_is_run() -> None:
     tested = {"define", "langchain",
               "conversion", "content-anthropic", "content-mcp", "channel",
               "output-schema"}  # fmt: skip
-    # The tool loops run against a local API in tests/integration/turns (issue 15).
+    # The tool loops run against a local API in tests/integration/turns.
     tested |= {
         "turn-openai",
         "turn-responses",
@@ -272,7 +272,7 @@ def test_every_tested_block_is_run() -> None:
         "turn-gemini-stream",
     }
     tested |= {"frameworks-executor", "pydantic-ai", "openai-agents"}  # test_readme_frameworks
-    tested |= {"deferred-native", "deferred-session"}  # tests/integration/turns (issue 20)
+    tested |= {"deferred-native", "deferred-session"}  # tests/integration/turns
     assert set(blocks()) == tested
 
 

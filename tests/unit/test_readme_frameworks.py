@@ -1,5 +1,5 @@
 """The README's agent-framework examples run as written, each with the framework's own agent
-and a scripted model standing in for ``model`` (issue 15)."""
+and a scripted model standing in for ``model``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SECURITY.md's table is generated from tests/security.toml and cannot drift (issue 18)."""
+"""SECURITY.md's table is generated from tests/security.toml and cannot drift."""
 
 from __future__ import annotations
 

@@ -90,7 +90,7 @@ def load_registry(
     config: list[Path] | None,
     tools: str | None = None,
     *,
-    strict: bool = False,
+    strict_config: bool = False,
     allow_private: bool = False,
 ) -> ToolRegistry:
     """The tools of ``--tools`` and of the ``--config`` files, or the bundled examples.
@@ -105,7 +105,7 @@ def load_registry(
     registry = python_tools(tools) if tools else ToolRegistry()
     if config:
         report = load_config(config, registry, allow_private=allow_private)
-        check_issues(report.issues, strict=strict)
+        check_issues(report.issues, all_fatal=strict_config)
     return registry
 
 
@@ -134,12 +134,12 @@ def load_config(
         )  # fmt: skip
 
 
-def check_issues(issues: Sequence[ConfigIssue], *, strict: bool) -> None:
-    """Fail on a missing or unreadable file, or on any issue if ``strict``; else warn per issue."""
+def check_issues(issues: Sequence[ConfigIssue], *, all_fatal: bool) -> None:
+    """Fail on a missing or unreadable file, or on any issue if ``all_fatal``; else warn each."""
     missing = [i for i in issues if i.kind == "missing"]
     if missing:
         raise Failure(EXIT_NOT_FOUND, "\n".join(f"{i.file}: file not found" for i in missing))
-    fatal = list(issues) if strict else [i for i in issues if i.kind == "unreadable"]
+    fatal = list(issues) if all_fatal else [i for i in issues if i.kind == "unreadable"]
     if fatal:
         raise Failure(EXIT_VALIDATION, str(ConfigError(fatal)))
     for issue in issues:
@@ -165,7 +165,7 @@ def list_(
     json_: JsonOpt = False,
 ) -> None:
     """List the tools."""
-    registry = load_registry(config, spec, strict=strict_config)
+    registry = load_registry(config, spec, strict_config=strict_config)
     tools = registry.list_all()
     if category is not None:
         tools = [t for t in tools if t in registry.list_by_category(_category(category))]
@@ -188,7 +188,7 @@ def show(
     json_: JsonOpt = False,
 ) -> None:
     """Show one tool: its description, parameters and metadata, or a provider format."""
-    registry = load_registry(config, spec, strict=strict_config)
+    registry = load_registry(config, spec, strict_config=strict_config)
     tool = find(registry, name)
     if format_ is not None:
         render.print_json(_provider(registry, format_, allowed=[name], strict=strict))
@@ -217,7 +217,7 @@ def export(
     errors: ErrorsOpt = "report",
 ) -> None:
     """Print every tool in a provider's format (JSON); warn on stderr about what changed."""
-    registry = load_registry(config, spec, strict=strict_config)
+    registry = load_registry(config, spec, strict_config=strict_config)
     conversion = _conversion(registry, format_, allowed=None, strict=strict, errors=errors)
     for finding in conversion_findings([conversion], actions=URGENT):
         render.warning(f"{finding.tool} -> {finding.provider}: {finding.message}")
@@ -265,7 +265,7 @@ def call(
         arguments = json.loads(args)
     except json.JSONDecodeError as exc:
         raise Failure(EXIT_USAGE, f"--args is not valid JSON: {exc}") from None
-    registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
+    registry = load_registry(config, spec, strict_config=strict_config, allow_private=allow_private)
     tool = find(registry, name)
     try:
         if dry_run:
@@ -324,7 +324,7 @@ def validate(
     issues: Sequence[ConfigIssue] = ()
     if paths:
         report = load_config(paths, registry)
-        check_issues([i for i in report.issues if i.kind == "missing"], strict=True)
+        check_issues([i for i in report.issues if i.kind == "missing"], all_fatal=True)
         tools, issues = [*tools, *report.tools], report.issues
     providers = [format_] if format_ is not None else [p for p in PROVIDERS if p != "langchain"]
     conversions = [
@@ -348,7 +348,7 @@ def search(
     json_: JsonOpt = False,
 ) -> None:
     """Search the tools by relevance to a natural-language query."""
-    registry = load_registry(config, spec, strict=strict_config)
+    registry = load_registry(config, spec, strict_config=strict_config)
     found = registry.search(query, limit=limit, category=_category(category) if category else None)
     render.tool_table(found, as_json=json_)
 
@@ -367,7 +367,7 @@ def prompt(
     max_examples: Annotated[int | None, typer.Option(min=0, help="Examples per tool.")] = None,
 ) -> None:
     """Print the tools as prompt text for a model."""
-    registry = load_registry(config, spec, strict=strict_config)
+    registry = load_registry(config, spec, strict_config=strict_config)
     text = registry.generate_prompt(
         include_examples=examples, include_notes=notes, include_limitations=limitations,
         group_by_category=group, categories=[_category(c) for c in category] if category else None,
@@ -465,7 +465,7 @@ def serve(
         from forge.tools.integrations.mcp.command import run_serve
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
-    registry = load_registry(config, spec, strict=strict_config, allow_private=allow_private)
+    registry = load_registry(config, spec, strict_config=strict_config, allow_private=allow_private)
     code = run_serve(
         registry, transport=transport, host=host, port=port,  # type: ignore[arg-type]
         allowed_hosts=allowed_host or (), catalog=catalog, metrics=metrics,

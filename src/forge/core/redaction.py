@@ -1,4 +1,4 @@
-"""Keeping secrets out of the messages a model reads and the logs (issue 18).
+"""Keeping secrets out of the messages a model reads and the logs.
 
 `redact` replaces the values of named environment variables in a text, in
 every form a message may show them (stripped, escaped as ``repr`` shows them,

@@ -1,6 +1,6 @@
-"""`BaseTool`: the class-based way to define a tool (seed 004, TM-6.2).
+"""`BaseTool`: the class-based way to define a tool (the executor API of the original design).
 
-This module also re-exports the value types the seed imports from here.
+This module also re-exports the value types the original design imports from here.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def _engine_of(owner: BaseTool, tool: Tool) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class BaseToolSource:
-    """A `BaseTool` instance (seed 004): `ToolParameter`s and ``async _execute``."""
+    """A `BaseTool` instance: `ToolParameter`s and ``async _execute``."""
 
     instance: BaseTool
     is_async: bool = True

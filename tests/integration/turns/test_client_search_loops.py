@@ -1,4 +1,4 @@
-"""Native deferral with the search run by the client (issue 20), through the official SDK
+"""Native deferral with the search run by the client, through the official SDK
 clients against a model played by a local server: the model searches with the client's
 tool search, the session answers with what ``registry.search`` finds in the provider's
 form, the model calls the tool loaded, then answers. Every request's ``tools`` and echoed

@@ -1,4 +1,4 @@
-"""Thousands of tools (issue 20): the README's deferred loops and a search-tool session for
+"""Thousands of tools: the README's deferred loops and a search-tool session for
 every provider, each with the official SDK client against a model played by a local server.
 
 Native deferral (Anthropic, OpenAI Responses): the recorded-format search turns of

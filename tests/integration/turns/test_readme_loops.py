@@ -1,4 +1,4 @@
-"""The README's tool loops (issue 15): each runs as written, with the official SDK client,
+"""The README's tool loops: each runs as written, with the official SDK client,
 against a model played by a local HTTP server, in at most ten lines of glue.
 
 Each scripted model first writes a little, then calls `get_weather` twice at once (Paris,

@@ -1,5 +1,5 @@
 """Turns over each SDK's own stream helpers and async clients, against the local API
-(issue 15): what the SDK yields (raw events, helper events, dicts) gives the same turn."""
+: what the SDK yields (raw events, helper events, dicts) gives the same turn."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ def test_tool_error_keeps_name_and_message() -> None:
 
 
 def test_tool_error_positional_and_keyword() -> None:
-    """ToolError accepts its arguments positionally (as in seed 004) or by keyword."""
+    """ToolError accepts its arguments positionally (the original executor API) or by keyword."""
     err = ToolError(tool_name="t", message="m")
     assert (err.tool_name, err.message) == ("t", "m")
 

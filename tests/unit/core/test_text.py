@@ -1,4 +1,4 @@
-"""Articles in messages: "an integer", never "a integer" (issue 11)."""
+"""Articles in messages: "an integer", never "a integer"."""
 
 from __future__ import annotations
 

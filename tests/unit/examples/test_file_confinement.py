@@ -1,4 +1,4 @@
-"""The example file tools read inside the examples directory only (issue 11: `make run` served
+"""The example file tools read inside the examples directory only (`make run` served
 a `read-file` that read any path, `/etc/passwd` included, over MCP)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`BaseTool`, the class-based way to define a tool (seed 004, TM-6.2, TM-9)."""
+"""`BaseTool`, the class-based way to define a tool."""
 
 import ast
 import asyncio
@@ -13,7 +13,7 @@ from forge.tools import ErrorKind, Tool, ToolAnnotations, ToolDefinitionError, T
 from forge.tools.base import BaseTool, ExecutionContext, ToolCategory, ToolParameter, ToolResult
 
 
-# The seed's TestTool, verbatim (only the f-string's shell escapes \" undone).
+# The original design's TestTool, verbatim (only the f-string's shell escapes \" undone).
 # fmt: off
 class TestTool(BaseTool):
     @property
@@ -124,7 +124,7 @@ def _run(tool: BaseTool, context: ExecutionContext | None = None, **kwargs: Any)
 
 
 def test_seed_test_tool_openai_schema() -> None:
-    """The seed's TestTool converts to the exact OpenAI tool definition."""
+    """The original design's TestTool converts to the exact OpenAI tool definition."""
     assert TestTool().to_openai_schema() == {
         "type": "function",
         "function": {
@@ -136,7 +136,7 @@ def test_seed_test_tool_openai_schema() -> None:
 
 
 def test_seed_test_tool_anthropic_schema() -> None:
-    """The seed's TestTool converts to the exact Anthropic tool definition."""
+    """The original design's TestTool converts to the exact Anthropic tool definition."""
     assert TestTool().to_anthropic_schema() == {
         "name": "test",
         "description": "A test tool",
@@ -145,7 +145,7 @@ def test_seed_test_tool_anthropic_schema() -> None:
 
 
 def test_seed_test_tool_executes() -> None:
-    """The seed's TestTool runs through execute() and returns its own result."""
+    """The original design's TestTool runs through execute() and returns its own result."""
     result = _run(TestTool(), message="hi")
     assert result == ToolResult.ok("Got: hi").for_call(None, "test")
 
@@ -165,7 +165,7 @@ def test_registering_the_class_instead_of_an_instance_fails() -> None:
 
 
 def test_class_attribute_variant_schema() -> None:
-    """Plain class attributes work like the seed's properties, with optional and enum params."""
+    """Plain class attributes work like the original properties, with optional and enum params."""
     assert CounterTool().to_anthropic_schema() == {
         "name": "counter",
         "description": "Double a number.",

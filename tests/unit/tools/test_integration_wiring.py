@@ -71,7 +71,7 @@ def test_unknown_tool_wins_over_invalid_json() -> None:
 
 
 def test_strict_nulls_take_the_python_defaults() -> None:
-    """A null for a defaulted parameter applies its default everywhere, no switch (PV-3a)."""
+    """A null for a defaulted parameter applies its default everywhere, no switch."""
     CALLS.clear()
     registry = ToolRegistry([weather])
     strict_schema = registry.to_provider("openai", strict=True)[0]["function"]["parameters"]

@@ -1,4 +1,4 @@
-"""Tools from configuration files (seed 000, SPEC §7).
+"""Tools from configuration files.
 
 `load_tools` reads YAML, JSON or TOML definitions and registers them. Each
 definition names an implementation: ``mock`` (a fixed JSON response),

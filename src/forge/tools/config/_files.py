@@ -1,4 +1,4 @@
-"""Reading tool definitions from YAML, JSON and TOML files (CF-1)."""
+"""Reading tool definitions from YAML, JSON and TOML files."""
 
 from __future__ import annotations
 

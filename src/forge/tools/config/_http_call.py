@@ -1,4 +1,4 @@
-"""Running one HTTP tool call (CF-5): build the request, guard the target, read the reply."""
+"""Running one HTTP tool call: build the request, guard the target, read the reply."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which network addresses an HTTP tool may reach (CF-5).
+"""Which network addresses an HTTP tool may reach.
 
 Host names are resolved first and every resolved address is checked; the
 connection is then made to the checked address (the name is kept for the

@@ -1,10 +1,10 @@
-"""One configuration definition (seed 000's schema, CF-2..CF-5) to one `Tool`.
+"""One configuration definition (the original configuration schema) to one `Tool`.
 
 A definition holds:
 
 * ``name``, ``description``, ``parameters`` (a JSON Schema object) and
   ``implementation`` (with its ``type``): required.
-* ``type`` and ``handler``: optional, kept for seed 000's files. ``type`` may
+* ``type`` and ``handler``: optional, kept so the original design's files still load. ``type`` may
   only be ``"function"``. ``handler`` is a label recorded in the tool's
   metadata; what runs is ``implementation.handler`` (``builtin`` and
   ``internal``), the mock response or the HTTP request.

@@ -1,4 +1,4 @@
-"""Registries of allowed handlers for configuration files (CF-4).
+"""Registries of allowed handlers for configuration files.
 
 A configuration file names its ``builtin`` and ``internal`` handlers by
 string. Those strings are looked up in a `HandlerRegistry` that the

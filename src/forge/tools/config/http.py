@@ -1,4 +1,4 @@
-"""HTTP tools from configuration (CF-5).
+"""HTTP tools from configuration.
 
 An ``http`` implementation describes one request::
 

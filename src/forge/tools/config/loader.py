@@ -1,4 +1,4 @@
-"""Loading tool configuration files into a registry (CF-1, CF-6)."""
+"""Loading tool configuration files into a registry."""
 
 from __future__ import annotations
 

@@ -145,7 +145,7 @@ class Batch:
         name, call_id, ctx = call.name, call.id, self._ctx
         try:
             try:
-                compiled = tool._compiled or tool.compile_()
+                compiled = tool._compiled or tool.compiled()
                 kwargs = _validate(tool, compiled, args)
             except Exception as exc:
                 result = _rejected(tool, exc)

@@ -3,7 +3,7 @@
 `ToolExecutor`'s methods, the registry's run methods, `BaseTool.execute`, the
 MCP server and the LangChain bridge all run calls through `Engine`. Its
 pipeline is written once: lookup, JSON decoding, validation (strict-mode
-arguments are mapped back there, see `Tool.compile_`), the permission check,
+arguments are mapped back there, see `Tool.compiled`), the permission check,
 the before-hooks, dry run, concurrency limits, the timeout, run placement,
 result shaping, the after-hooks (metrics are one) and logging.
 
@@ -268,7 +268,7 @@ class Engine(Placement):
         if tool is None:
             return call, None, failures.unknown_tool(name, self._registry.names())
         try:
-            compiled = tool._compiled or tool.compile_()
+            compiled = tool._compiled or tool.compiled()
             call.kwargs = _validate(tool, compiled, args)
         except Exception as exc:
             return call, None, _rejected(tool, exc)
@@ -331,7 +331,7 @@ class Engine(Placement):
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
         started = _traced(name, call_id, args)
         try:
-            compiled = tool._compiled or tool.compile_()
+            compiled = tool._compiled or tool.compiled()
             kwargs = _validate(tool, compiled, args)
         except Exception as exc:
             result = _rejected(tool, exc)
@@ -382,7 +382,7 @@ class Engine(Placement):
         """The sync fast path: validate and call inline (see `_inline_for`)."""
         started = _traced(name, call_id, args)
         try:
-            compiled = tool._compiled or tool.compile_()
+            compiled = tool._compiled or tool.compiled()
             run = compiled.run_sync or sync_runner(tool, compiled)
             result = _checked(run(args, ctx))
         except Exception as exc:  # the runner validates first: its errors are the model's

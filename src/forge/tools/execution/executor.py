@@ -124,7 +124,7 @@ class ToolExecutor(Engine):
         dry_run: Run every step but the handler for every call (EX-7); a context's
             ``dry_run`` turns it on for the calls made with it, never off.
         strict: Deprecated and ignored: arguments answering strict-mode definitions
-            (``to_provider(..., strict=True)``) are always understood (`Tool.compile_`).
+            (``to_provider(..., strict=True)``) are always understood (`Tool.compiled`).
         output_limit: How much of an output goes back to the model, for tools that set
             none: an `OutputLimit`, ``max_chars``, or a mapping of its fields (default:
             `DEFAULT_OUTPUT_LIMIT`). Results keep their whole output.

@@ -1,4 +1,4 @@
-"""Provider wire formats for tool definitions (PV-1, PV-2, PV-3).
+"""Provider wire formats for tool definitions.
 
 ``to_provider(tools, provider, strict=...)`` converts tools for one provider;
 `convert` does one tool and also returns a `ConversionReport` of every change

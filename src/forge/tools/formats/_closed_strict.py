@@ -1,4 +1,4 @@
-"""Strict-mode schema compiler for Anthropic and Bedrock (PV-3).
+"""Strict-mode schema compiler for Anthropic and Bedrock.
 
 Both close every object (``additionalProperties: false``) and keep
 ``required`` as given, so optional parameters stay optional. References are

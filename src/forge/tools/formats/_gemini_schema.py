@@ -1,4 +1,4 @@
-"""Gemini ``parameters`` (OpenAPI 3.0 subset ``Schema``) compiler (PV-3).
+"""Gemini ``parameters`` (OpenAPI 3.0 subset ``Schema``) compiler.
 
 References are inlined (recursion fails: the subset has none, and
 `forge.tools.formats.gemini` then sends ``parametersJsonSchema``), ``null`` in a

@@ -1,4 +1,4 @@
-"""OpenAI strict mode (Structured Outputs) schema compiler (PV-3, PV-3a).
+"""OpenAI strict mode (Structured Outputs) schema compiler.
 
 Every object is closed and lists every property as required; a property that
 was optional becomes nullable, and `forge.tools.formats.strict_arguments`

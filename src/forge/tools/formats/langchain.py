@@ -15,14 +15,22 @@ if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
     from forge.tools.formats._schema import Context
 
-__all__ = ["INTEGRATION", "convert_langchain"]
+__all__ = ["INTEGRATION", "convert_langchain", "integration"]
 
 #: The module that builds the ``StructuredTool`` objects, and its converter.
 INTEGRATION = ("forge.tools.integrations.langchain", "to_langchain")
 
 
+def integration(name: str = INTEGRATION[1]) -> Any:
+    """The LangChain integration's function ``name``, loaded on first use.
+
+    Layers below the integration (the formats, `Tool`, the registry) reach it
+    this way only; it raises `MissingDependencyError` when called without
+    ``langchain-core``.
+    """
+    return getattr(importlib.import_module(INTEGRATION[0]), name)
+
+
 def convert_langchain(tool: ToolDefinition, ctx: Context) -> Any:
     """Return a read-only LangChain ``StructuredTool`` running ``tool`` (``langchain`` extra)."""
-    module, name = INTEGRATION
-    to_langchain = getattr(importlib.import_module(module), name)
-    return to_langchain(tool, read_only=True)
+    return integration()(tool, read_only=True)

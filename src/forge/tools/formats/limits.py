@@ -1,4 +1,4 @@
-"""Every per-provider limit on tool definitions, in one table (PV-3c).
+"""Every per-provider limit on tool definitions, in one table.
 
 Each limit names its source: the provider's official SDK (its types or the
 docstrings of the fields) or the error text its API returns, quoted in issues

@@ -1,4 +1,4 @@
-"""Reversible, collision-free tool names across providers (PV-3b).
+"""Reversible, collision-free tool names across providers.
 
 MCP and Gemini accept dots and 128 characters; OpenAI, Anthropic and Bedrock
 do not. A `NameMap` gives each outside name a name that matches a target
@@ -24,7 +24,7 @@ from forge.tools.schema._names import MAX_NAME_LENGTH, NAME_PATTERN
 
 __all__ = ["NAME_RULES", "NameMap"]
 
-#: The tool-name rule of each provider (PV-3b; from `forge.tools.formats.limits.LIMITS`).
+#: The tool-name rule of each provider (from `forge.tools.formats.limits.LIMITS`).
 NAME_RULES: dict[str, tuple[str, int]] = {
     "canonical": (NAME_PATTERN, MAX_NAME_LENGTH),
     **{provider: (f"^(?:{limits.name_pattern})$", limits.max_name)

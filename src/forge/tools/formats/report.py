@@ -1,4 +1,4 @@
-"""What a conversion changed: `SchemaChange`, `ConversionReport` and `Conversion` (PV-3)."""
+"""What a conversion changed: `SchemaChange`, `ConversionReport` and `Conversion`."""
 
 from __future__ import annotations
 

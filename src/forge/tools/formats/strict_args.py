@@ -1,4 +1,4 @@
-"""Strict mode keeps its meaning (PV-3a): map strict-mode arguments back to canonical ones.
+"""Strict mode keeps its meaning: map strict-mode arguments back to canonical ones.
 
 Strict schemas (OpenAI, Mistral, Anthropic and Bedrock with ``strict=True``)
 change two things a model's arguments then reflect:

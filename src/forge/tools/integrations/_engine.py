@@ -55,7 +55,7 @@ def tools_of(executor: ToolExecutor) -> list[Tool]:
     found = [source.get(name) for name in source.names()]
     tools = [t for t in found if t is not None]
     for t in tools:
-        t.compile_()
+        t.compiled()
     return tools
 
 

@@ -1,4 +1,4 @@
-"""LangChain bridge (IN-3): `to_langchain`, `to_langchain_tools` and `from_langchain`.
+"""LangChain bridge: `to_langchain`, `to_langchain_tools` and `from_langchain`.
 
 Needs the ``langchain`` extra (``pip install '.[langchain]'`` in a checkout, or the wheel
 with ``[langchain]``); ``import forge.tools`` never imports LangChain.
@@ -63,7 +63,7 @@ def to_langchain(
     from forge.tools.registry import ToolRegistry
 
     lc = _langchain()
-    tool.compile_()
+    tool.compiled()
     name = tool.name
     if executor is None:
         executor = ToolExecutor(ToolRegistry([tool]))
@@ -100,6 +100,7 @@ def to_langchain_tools(tools: Tools, *, context: ExecutionContext | None = None)
         tools: A `ToolExecutor` (its policies apply), a registry or view, or tools.
         context: The `ExecutionContext` of every call (default: the executor's).
     """
+    _langchain()  # the missing extra is named even when there is no tool to convert
     executor = as_executor(tools, "to_langchain_tools")
     return [to_langchain(t, executor=executor, context=context) for t in tools_of(executor)]
 

@@ -258,7 +258,7 @@ class RayBackend:
             entry.failure = self._infeasible(tool)
             if entry.failure is not None:
                 return self._remember(entry)
-            compiled = tool._compiled or tool.compile_()
+            compiled = tool._compiled or tool.compiled()
             try:
                 blob = dumps(Shipped(tool.name, compiled.invoke))
             except Exception as exc:

@@ -1,4 +1,4 @@
-"""`create_tool()`: the fluent builder (seed 001, TM-6.3)."""
+"""`create_tool()`: the fluent builder of the original design."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ class ToolBuilder:
 
         With a model schema, a handler with a single parameter that is annotated
         with the model (or unannotated and not named like a field) receives the
-        validated instance, like the seed's ``implement(input => ...)``;
+        validated instance, like the original design's ``implement(input => ...)``;
         otherwise it receives the fields as keyword arguments.
         """
         if not callable(fn):

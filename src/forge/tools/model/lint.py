@@ -1,4 +1,4 @@
-"""A linter for tool definitions (SPEC §10, ``forge-tools validate``).
+"""A linter for tool definitions (``forge-tools validate``).
 
 It reports, per tool and per provider, what a provider would reject or what a
 conversion would change, so problems surface in CI rather than at the first

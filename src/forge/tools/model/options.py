@@ -1,4 +1,4 @@
-"""`ToolOptions`: a tool's options, written once for every way of defining a tool (TM-6).
+"""`ToolOptions`: a tool's options, written once for every way of defining a tool.
 
 `@tool` and `ToolFactory.tool` take them as keyword arguments, `ToolBuilder.options`
 too (with a fluent method for the common ones), a record as keys, a

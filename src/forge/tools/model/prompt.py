@@ -1,4 +1,4 @@
-"""Tool descriptions as prompt text (PR-1, seed 001's layout).
+"""Tool descriptions as prompt text (in the layout of the original registry design).
 
 ::
 
@@ -36,7 +36,7 @@ _SECTION_NAMES = {ToolCategory.FILE: "FILE SYSTEM"}
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PromptOptions:
-    """What `render_prompt` includes (seed 001's ``PromptOptions``)."""
+    """What `render_prompt` includes (the original design's ``PromptOptions``)."""
 
     include_examples: bool = True
     """Show each tool's examples with their JSON input."""
@@ -221,7 +221,7 @@ def _resolve(ref: str, root: Mapping[str, Any]) -> Any:
 
 
 def _inline_json(value: Mapping[str, Any]) -> str:
-    """``{ "path": "./README.md", "encoding": "utf-8" }`` as the seed writes it."""
+    """``{ "path": "./README.md", "encoding": "utf-8" }`` as the original design writes it."""
     if not value:
         return "{}"
     items = ", ".join(

@@ -1,4 +1,4 @@
-"""Tools from plain records: mappings in the seed-002, seed-003/MCP and JSON Schema spellings."""
+"""Tools from plain records: parameter lists, MCP's ``inputSchema`` and JSON Schema spellings."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     """Build a `Tool` from a mapping.
 
     Required: ``name``, ``description`` and a callable ``handler``. The
-    parameters come as ``parameters`` (a JSON Schema object, or a seed-002 list
+    parameters come as ``parameters`` (a JSON Schema object, or a list
     of ``{name, type, required, description}``) or ``inputSchema`` (MCP);
     without them the tool takes no arguments. Every other option of
     `ToolOptions` (metadata, ``annotations`` in snake_case or as MCP hints,

@@ -1,7 +1,8 @@
-"""`Tool`, the one canonical tool record (TM-1), and the `@tool` decorator (TM-6.1)."""
+"""`Tool`, the one canonical tool record, and the `@tool` decorator."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import threading
 from collections.abc import Callable, Mapping
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from forge.tools.schema._output import ReturnSchema
     from forge.tools.schema._param_table import Table
     from forge.tools.schema._sources import Compiled, Source
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
 
@@ -106,7 +108,7 @@ class Tool:
         It is the schema the tool advertises and validates with, shared by every
         reader; ``copy.deepcopy`` gives a mutable copy.
         """
-        return (self._compiled or self.compile_()).parameters
+        return (self._compiled or self.compiled()).parameters
 
     @property
     def output_schema(self) -> Mapping[str, Any] | None:
@@ -187,11 +189,14 @@ class Tool:
             ToolDefinitionError: The types cannot be turned into a schema, or an
                 example is rejected by the tool's own parameters.
         """
-        self.compile_()
+        self.compiled()
         return self
 
-    def compile_(self) -> Compiled:
-        """Return the compiled form, building it on first use (internal)."""
+    def compiled(self) -> Compiled:
+        """Return the compiled form (schema, validator, caller), built on first use (internal).
+
+        `compile` builds the same thing ahead of the first call and returns the tool.
+        """
         compiled = self._compiled
         if compiled is not None:
             return compiled
@@ -207,7 +212,7 @@ class Tool:
 
     def schema_and_table(self) -> tuple[dict[str, Any], Table | None]:
         """The parameters schema and its parameter table (internal, for the provider formats)."""
-        compiled = self._compiled or self.compile_()
+        compiled = self._compiled or self.compiled()
         return compiled.parameters, compiled.table
 
     def validate(self, arguments: Any) -> dict[str, Any]:
@@ -216,7 +221,7 @@ class Tool:
         Raises:
             ToolValidationError: Naming every bad field.
         """
-        return (self._compiled or self.compile_()).validate(arguments)
+        return (self._compiled or self.compiled()).validate(arguments)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the provider-neutral definition: name, description, parameters (+ extras).
@@ -243,6 +248,54 @@ class Tool:
         from forge.tools.formats import to_provider
 
         return to_provider([self], "anthropic", strict=strict)[0]  # type: ignore[no-any-return]
+
+    # -- the tool API of the original design, as thin delegates ------------------------
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The input JSON Schema, read-only: `parameters` under the original design's name."""
+        return self.parameters
+
+    async def execute(self, input: Any = None) -> ToolResult:
+        """Validate ``input`` and run the tool, as a registry holding only it would.
+
+        It is ``ToolRegistry([tool]).aexecute(tool.name, input)``, the one engine of
+        every entry point; `__call__` calls the handler without validation instead.
+
+        Returns:
+            ``ToolResult.ok(<return value>)``, or a failed result if the handler raised
+            or timed out.
+
+        Raises:
+            ToolValidationError: ``input`` does not match the schema (or is not JSON).
+        """
+        registry = _alone(self)
+        try:
+            result: ToolResult = await registry.aexecute(self.name, input)
+        finally:
+            registry._close_engine()
+        return result
+
+    def execute_sync(self, input: Any = None) -> ToolResult:
+        """`execute` for sync code."""
+        registry = _alone(self)
+        try:
+            result: ToolResult = registry.execute(self.name, input)
+        finally:
+            registry._close_engine()
+        return result
+
+    def to_langchain_tool(self) -> Any:
+        """Return a LangChain ``StructuredTool`` running this tool on an executor of its own.
+
+        It is `forge.tools.integrations.langchain.to_langchain` (``langchain`` extra).
+
+        Raises:
+            MissingDependencyError: ``langchain-core`` is not installed.
+        """
+        from forge.tools.formats.langchain import integration
+
+        return integration("to_langchain")(self)
 
     def replace(self, **changes: Any) -> Tool:
         """Return a copy with some fields changed (the compiled cache is kept if valid)."""
@@ -283,6 +336,16 @@ class Tool:
 
 
 _callable.install(Tool)
+
+
+def _alone(t: Tool) -> Any:
+    """A registry holding only ``t``, for `Tool.execute`.
+
+    Running a tool is the executor's job, and it sits above the model, so the
+    registry is loaded by name when a tool runs this way, as the formats load the
+    LangChain integration (`forge.tools.formats.langchain`).
+    """
+    return importlib.import_module("forge.tools.registry").ToolRegistry([t])
 
 
 def _check_execution_options(t: Tool) -> None:
@@ -347,7 +410,7 @@ def _infer_output(t: Tool) -> ReturnSchema | None:
 def _lenient(
     validate: Callable[[Any], dict[str, Any]], parameters: Mapping[str, Any]
 ) -> Callable[[Any], dict[str, Any]]:
-    """Validation that also accepts what strict-mode definitions make a model send (PV-3a).
+    """Validation that also accepts what strict-mode definitions make a model send.
 
     Arguments that validate are never touched. Rejected ones are mapped back
     from strict mode (`forge.tools.formats.strict_arguments`) and validated

@@ -1,4 +1,4 @@
-"""Parsing tool calls out of every provider's responses (TC-1).
+"""Parsing tool calls out of every provider's responses.
 
 `parse_tool_calls` takes a whole response, an assistant message, a list of calls, content
 blocks, parts or output items, or one call, as a plain dict (wire JSON), JSON text, or the

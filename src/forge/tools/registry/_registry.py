@@ -93,6 +93,23 @@ class ToolRegistry(ToolStore, ToolAPI):
 
         return load_plugins(self, group=group or PLUGIN_GROUP, names=names)
 
+    @property
+    def tool_names(self) -> frozenset[str]:
+        """The registered names, as a set (`names` lists them in registration order)."""
+        return frozenset(self.names())
+
+    def to_langchain_tools(self) -> list[Any]:
+        """Return a LangChain ``StructuredTool`` per tool, all running through one executor.
+
+        It is `forge.tools.integrations.langchain.to_langchain_tools` (``langchain`` extra).
+
+        Raises:
+            MissingDependencyError: ``langchain-core`` is not installed.
+        """
+        from forge.tools.formats.langchain import integration
+
+        return integration("to_langchain_tools")(self)  # type: ignore[no-any-return]
+
     def close(self) -> None:
         """Tear down the singletons of factory tools (each once; async teardowns run too).
 

@@ -1,4 +1,4 @@
-"""Formatting tool results back into each provider's messages (TC-4).
+"""Formatting tool results back into each provider's messages.
 
 `format_results` turns `ToolResult`s (tagged with ``call_id`` and ``tool_name``, as
 `ToolRegistry.execute_all` returns them) into the messages a provider expects next, with
@@ -67,7 +67,7 @@ FORMATTERS: dict[str, Formatter] = {
 
 def format_results(
     results: ToolResult | Iterable[ToolResult],
-    provider: str,
+    provider: str = "openai",
     *,
     limit: OutputLimit | int | None = None,
     tools: ToolLookup | None = None,
@@ -77,8 +77,8 @@ def format_results(
     Args:
         results: The results to send back (one, or several), each tagged with the
             ``call_id`` and ``tool_name`` of the call it answers.
-        provider: ``openai``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``,
-            ``bedrock``, ``mistral`` or ``mcp``.
+        provider: ``openai`` (the default), ``openai-responses``, ``anthropic``, ``gemini``,
+            ``ollama``, ``bedrock``, ``mistral`` or ``mcp``.
         limit: The `OutputLimit` (or ``max_chars``) of results whose tool and executor
             set none (default: `DEFAULT_OUTPUT_LIMIT`).
         tools: The tools the results come from (a registry), for MCP: an output of a tool

@@ -1,4 +1,4 @@
-"""Tool name rules (TM-2): the set of names every provider accepts."""
+"""Tool name rules: the set of names every provider accepts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parameters schemas and validators from Python types (TM-6.1, EX-1).
+"""Parameters schemas and validators from Python types.
 
 This is the brittle part of every tool library: it leans on pydantic's
 arguments schema (``pydantic.experimental.arguments_schema``) for the core

@@ -39,7 +39,7 @@ class Compiled:
     run_sync: Callable[[Any, ExecutionContext | None], Any] | None = None
     """Validate and call a sync handler inline (built on first use by `_run.sync_runner`)."""
     table: Table | None = None
-    """The parameter table of a simple schema (set by `Tool.compile_`), read by the formats."""
+    """The parameter table of a simple schema (set by `Tool.compiled`), read by the formats."""
 
 
 class Source(Protocol):
@@ -161,7 +161,7 @@ def call_style(name: str, fn: Callable[..., Any], schema: Mapping[str, Any]) -> 
 
     ``kwargs`` when the signature accepts every schema property by name (or has
     ``**kwargs``); ``dict`` when it takes exactly one positional parameter (the
-    seed-002/003 ``handler(args)`` convention).
+    ``handler(args)`` convention of plain records).
     """
     try:
         sig = inspect.signature(fn)

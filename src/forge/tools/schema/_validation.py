@@ -1,4 +1,4 @@
-"""Compiled argument validators and their errors (EX-1).
+"""Compiled argument validators and their errors.
 
 Two validators share one contract, ``validate(args) -> dict`` of keyword
 arguments for the handler, raising `ToolValidationError` that names every bad

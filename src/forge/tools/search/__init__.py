@@ -1,4 +1,4 @@
-"""Ranked tool search (RG-5): lexical and semantic candidates re-ranked by a small linear model.
+"""Ranked tool search: lexical and semantic candidates re-ranked by a small linear model.
 
 Two BM25 indexes and one table of embeddings are kept per registry and updated tool by tool
 (``_corpus``, ``_postings``: after a change only the tools not seen before are tokenized and

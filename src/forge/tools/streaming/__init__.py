@@ -1,4 +1,4 @@
-"""Assembling tool calls from streamed responses (TC-2).
+"""Assembling tool calls from streamed responses.
 
 `ToolCallAccumulator` takes a provider's stream chunks or events one at a time (dicts,
 JSON text, or the SDK's objects) and assembles complete `ToolCall`s: fragments of one call

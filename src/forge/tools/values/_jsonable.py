@@ -1,4 +1,4 @@
-"""The one rule that turns a tool's output into JSON for a provider (TM-8).
+"""The one rule that turns a tool's output into JSON for a provider.
 
 Tool outputs are sent to models as JSON (or as text, for a ``str``). Values JSON cannot
 hold are converted by `to_jsonable`, always the same way:

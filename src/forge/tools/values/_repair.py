@@ -1,4 +1,4 @@
-"""Decoding a model's tool-call arguments, repairing them only where that is safe (TC-3).
+"""Decoding a model's tool-call arguments, repairing them only where that is safe.
 
 Models send arguments as a JSON string (OpenAI, Mistral, streamed fragments) or as an
 object. `decode_arguments` turns either into a dict and says what it had to do:

@@ -1,4 +1,4 @@
-"""Tool categories (TM-5)."""
+"""Tool categories."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ __all__ = ["ToolCategory"]
 class ToolCategory(StrEnum):
     """The category a tool belongs to.
 
-    One canonical value each; parsing also accepts the seeds' spellings
+    One canonical value each; parsing also accepts the original design's spellings
     (``file-system``, ``FILE_SYSTEM``, any case).
     """
 

@@ -1,4 +1,4 @@
-"""`ExecutionContext`: what a running tool may know about its call (CX-1)."""
+"""`ExecutionContext`: what a running tool may know about its call."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Descriptive metadata (TM-3) and behavioural annotations (TM-4) of a tool."""
+"""Descriptive metadata and behavioural annotations of a tool."""
 
 from __future__ import annotations
 

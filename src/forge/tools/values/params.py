@@ -1,4 +1,4 @@
-"""`ToolParameter`: the seed-004 way to declare one parameter (TM-7)."""
+"""`ToolParameter`: how a `BaseTool` declares one parameter."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class ToolParameter:
 
     @classmethod
     def from_mapping(cls, value: Mapping[str, Any]) -> ToolParameter:
-        """Build a parameter from a seed-002 style mapping (``{name, type, required, ...}``)."""
+        """Build a parameter from a parameter-list mapping (``{name, type, required, ...}``)."""
         if not isinstance(value, Mapping):
             raise TypeError(
                 "each parameter must be a mapping such as {name: city, type: string}, "

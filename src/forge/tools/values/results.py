@@ -1,4 +1,4 @@
-"""`ToolResult` (TM-8) and the kinds of failure a model can cause (TC-3a)."""
+"""`ToolResult` and the kinds of failure a model can cause."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hostile configuration files: alias bombs, deep nesting, huge numbers (issue 18).
+"""Hostile configuration files: alias bombs, deep nesting, huge numbers.
 
 Each bad definition is skipped with its reason and the others load; so is a tool whose
 YAML aliases would expand past the per-tool limit. A file whose aliases would expand

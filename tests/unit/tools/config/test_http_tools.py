@@ -1,4 +1,4 @@
-"""HTTP tools from configuration against a real server on 127.0.0.1 (CF-5)."""
+"""HTTP tools from configuration against a real server on 127.0.0.1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Loading tool definitions from YAML, JSON and TOML files (CF-1..CF-4, CF-6)."""
+"""Loading tool definitions from YAML, JSON and TOML files."""
 
 from __future__ import annotations
 

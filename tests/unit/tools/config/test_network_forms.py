@@ -1,4 +1,4 @@
-"""Addresses Python 3.11's `ipaddress` calls public but an HTTP tool must not reach (issue 18).
+"""Addresses Python 3.11's `ipaddress` calls public but an HTTP tool must not reach.
 
 6to4 (2002::/16), NAT64 (64:ff9b::/96), IPv4-compatible and Teredo addresses embed an
 IPv4 address and are judged by it; site-local fec0::/10 and 192.0.0.0/24 are refused.

@@ -1,4 +1,4 @@
-"""A configuration file can never import or run code that is not a registered handler (CF-4)."""
+"""A configuration file can never import or run code that is not a registered handler."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Native deferral with the search run by the client (issue 20): ``tool_search="client"``
+"""Native deferral with the search run by the client: ``tool_search="client"``
 exports and native sessions, checked against the providers' SDK types and the documented
 shapes of ``tests/unit/tools/golden/tool_search``."""
 

@@ -1,4 +1,4 @@
-"""A search-tool session (issue 20, part 2): the active set, searches, and the turn helper."""
+"""A search-tool session: the active set, searches, and the turn helper."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tool definitions crafted after what real MCP servers ship, one per failure of issue 13.
+"""Tool definitions crafted after what real MCP servers ship, one per failure seen importing them.
 
 Each is a plain record (the shape a configuration file or an MCP server gives),
 so the same definitions feed the library tests and the command-line tests.

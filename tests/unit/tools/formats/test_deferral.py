@@ -1,4 +1,4 @@
-"""Deferred exports (issue 20): ``to_provider(defer=...)`` as the providers' SDK types take it."""
+"""Deferred exports: ``to_provider(defer=...)`` as the providers' SDK types take it."""
 
 from __future__ import annotations
 

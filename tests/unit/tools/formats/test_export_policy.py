@@ -1,4 +1,4 @@
-"""One tool never breaks a whole export (issue 13): each tool converts, falls back or is named."""
+"""One tool never breaks a whole export: each tool converts, falls back or is named."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Output schemas that are not objects are wrapped for MCP under ``result`` (issue 13)."""
+"""Output schemas that are not objects are wrapped for MCP under ``result``."""
 
 from __future__ import annotations
 

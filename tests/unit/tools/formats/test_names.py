@@ -1,4 +1,4 @@
-"""`NameMap`: reversible, collision-free names across providers (PV-3b)."""
+"""`NameMap`: reversible, collision-free names across providers."""
 
 from __future__ import annotations
 

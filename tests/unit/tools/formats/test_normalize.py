@@ -152,7 +152,7 @@ def test_loader_reads_question_and_bare_lines(tmp_path: Any) -> None:
 
 
 def test_enum_conversion_warning_uses_the_right_article() -> None:
-    """The warning says "values that spell an integer", not "a integer" (issue 11)."""
+    """The warning says "values that spell an integer", not "a integer"."""
     _, warnings = normalize_schema(
         {"type": "object", "properties": {"a": {"type": "integer", "enum": ["1", "2"]}}}
     )

@@ -59,7 +59,7 @@ def test_every_provider_accepts_our_definitions(provider: str, strict: bool, sdk
 
 
 def test_shapes_match_provider_formats() -> None:
-    """The envelope of each format is the documented one (PV-2)."""
+    """The envelope of each format is the documented one."""
     assert set(to_provider([find], "openai")[0]) == {"type", "function"}
     assert to_provider([find], "openai-responses")[0]["strict"] is False
     assert to_provider([find], "openai-responses", strict=True)[0]["strict"] is True

@@ -1,4 +1,4 @@
-"""PV-3a: strict-mode arguments are mapped back so Python defaults still apply."""
+"""Strict-mode arguments are mapped back so Python defaults still apply."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The LangChain bridge (IN-3): to_langchain / from_langchain, and the optional extra."""
+"""The LangChain bridge: to_langchain / from_langchain, and the optional extra."""
 
 from __future__ import annotations
 
@@ -141,3 +141,30 @@ def test_import_forge_tools_does_not_import_langchain(tmp_path: Any) -> None:
     code = "import sys, forge.tools, forge.tools.formats; print('langchain_core' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_tool_and_registry_convert_themselves() -> None:
+    """``tool.to_langchain_tool()`` and ``registry.to_langchain_tools()`` are the bridge's."""
+    lc = add.to_langchain_tool()
+    assert isinstance(lc, StructuredTool)
+    assert (lc.name, lc.args) == (to_langchain(add).name, to_langchain(add).args)
+    assert lc.invoke({"a": 1, "b": 2}) == 3
+    registry = ToolRegistry([add, slow_add])
+    tools = registry.to_langchain_tools()
+    assert [t.name for t in tools] == ["add", "slow_add"]
+    assert tools[0].invoke({"a": 4}) == 6
+
+
+def test_the_delegates_name_the_missing_extra() -> None:
+    """Without langchain-core both delegates raise `MissingDependencyError`, even with no tool."""
+    code = (
+        "import sys\n"
+        "sys.modules['langchain_core'] = sys.modules['langchain_core.tools'] = None\n"
+        "from forge.tools import ToolRegistry, tool\n"
+        "@tool\ndef f(x: int) -> int:\n    '''F.'''\n    return x\n"
+        "for convert in (f.to_langchain_tool, ToolRegistry().to_langchain_tools):\n"
+        "    try:\n        convert()\n"
+        "    except ImportError as e:\n        print(type(e).__name__, e.extra)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["MissingDependencyError langchain"] * 2

@@ -1,4 +1,4 @@
-"""LangChain's own agent (``create_agent``) runs forge tools through the executor (issue 15).
+"""LangChain's own agent (``create_agent``) runs forge tools through the executor.
 
 The model is a LangChain chat model that supports ``bind_tools``: it makes one scripted tool
 call, then answers with the tool message it got, so each test sees what the model saw. A

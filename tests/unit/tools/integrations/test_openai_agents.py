@@ -1,4 +1,4 @@
-"""The OpenAI Agents SDK bridge (issue 15): a registry as FunctionTools, run by ``Runner.run``.
+"""The OpenAI Agents SDK bridge: a registry as FunctionTools, run by ``Runner.run``.
 
 The model is a stub implementing the SDK's ``Model`` interface: it makes one scripted tool
 call, then answers with the tool output it was sent, so each test sees what the model saw.

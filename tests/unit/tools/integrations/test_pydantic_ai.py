@@ -1,4 +1,4 @@
-"""The pydantic-ai bridge (issue 15): a registry as a toolset, run by pydantic-ai's own Agent.
+"""The pydantic-ai bridge: a registry as a toolset, run by pydantic-ai's own Agent.
 
 The model is pydantic-ai's ``FunctionModel``: it makes one scripted tool call, then answers
 with what the tool sent back, so each test sees exactly what the model saw.

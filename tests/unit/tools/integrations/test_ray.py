@@ -22,7 +22,7 @@ from pydantic import AfterValidator
 
 from forge.tools import ExecutionContext, ToolCall, ToolExecutor, ToolRegistry, tool
 from forge.tools.integrations.ray import RayBackend, RemoteFallbackWarning
-from tests.unit.tools.test_engine_rules import CASES, REGISTRY, _outcome, _reference
+from tests.unit.tools.execution.test_engine_rules import CASES, REGISTRY, _outcome, _reference
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Malformed arguments (TC-3): repaired only where safe, otherwise an invalid_json result."""
+"""Malformed arguments: repaired only where safe, otherwise an invalid_json result."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Server-side tool search in responses and streams (issue 20): not calls; what it revealed.
+"""Server-side tool search in responses and streams: not calls; what it revealed.
 
 The fixtures (``tests/unit/tools/golden/tool_search``, sources in its README) are each
 first validated by the provider SDK's own types, then read as dicts and as SDK objects.

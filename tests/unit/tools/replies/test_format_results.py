@@ -1,4 +1,4 @@
-"""format_results (TC-4): each provider's tool-result messages, checked by its own SDK."""
+"""format_results: each provider's tool-result messages, checked by its own SDK."""
 
 from __future__ import annotations
 
@@ -159,6 +159,11 @@ def test_openai() -> None:
     assert messages[5]["content"] == "null"
 
 
+def test_the_provider_defaults_to_openai() -> None:
+    """``format_results(results)`` alone gives OpenAI's tool messages."""
+    assert format_results(RESULTS) == format_results(RESULTS, "openai")
+
+
 def test_responses() -> None:
     """function_call_output items answer by call_id."""
     items = format_results(RESULTS[:1], "openai-responses")
@@ -268,6 +273,6 @@ def test_bad_input() -> None:
 
 
 def test_non_result_message_uses_the_right_article() -> None:
-    """A stray int is reported as "an int", not "a int" (issue 11)."""
+    """A stray int is reported as "an int", not "a int"."""
     with pytest.raises(ToolCallFormatError, match="result 0 is an int, not a ToolResult"):
         format_results([3], "openai")  # type: ignore[list-item]

@@ -1,4 +1,4 @@
-"""The one documented rule for outputs JSON cannot hold (TM-8)."""
+"""The one documented rule for outputs JSON cannot hold."""
 
 from __future__ import annotations
 

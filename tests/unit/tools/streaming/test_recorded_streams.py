@@ -1,4 +1,4 @@
-"""Recorded-shape streams (TC-2): parallel calls, interleaved and empty fragments, truncation.
+"""Recorded-shape streams: parallel calls, interleaved and empty fragments, truncation.
 
 Every chunk or event is first validated against the provider SDK's own stream type, so the
 sequences are shapes the SDK accepts; where the SDK ships its own accumulator (OpenAI's

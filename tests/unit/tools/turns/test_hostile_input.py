@@ -1,5 +1,5 @@
 """Whatever a model or a broken proxy sends, reading a turn returns one or raises a format
-error naming the problem, never anything else (issue 15)."""
+error naming the problem, never anything else."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`read_turn`: the model's turn rebuilt as each provider takes it back (issue 15)."""
+"""`read_turn`: the model's turn rebuilt as each provider takes it back."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Running a turn: the calls go through the executor, sync and async, whole or streamed
-(issue 15)."""
+."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`TurnBuilder`: a streamed turn rebuilt exactly as the whole response would be (issue 15)."""
+"""`TurnBuilder`: a streamed turn rebuilt exactly as the whole response would be."""
 
 from __future__ import annotations
 

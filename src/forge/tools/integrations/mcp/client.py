@@ -187,9 +187,9 @@ class MCPClient:
         return self._gone.wait(timeout)
 
     @property
-    def tool_names(self) -> list[str]:
-        """The local names of the tools imported so far."""
-        return list(self._imported)
+    def tool_names(self) -> frozenset[str]:
+        """The local names of the tools imported so far, as a set."""
+        return frozenset(self._imported)
 
     @property
     def connected(self) -> bool:

@@ -46,7 +46,7 @@ def _takes_context(tool: Tool | None) -> bool:
     if tool is None:
         return False
     try:
-        return tool.compile_().fn is None
+        return tool.compiled().fn is None
     except Exception:  # a broken definition: the executor reports it
         return False
 

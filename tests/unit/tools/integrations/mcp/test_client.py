@@ -30,7 +30,7 @@ def test_import_from_our_server_with_a_prefix(
     """Every tool arrives under the prefix, with its schema, and runs through the registry."""
     client = connect(OUR_SERVER, prefix="remote_", timeout=10, mode=mode)
     assert {"remote_add", "remote_stats", "remote_slow"} <= set(registry.names())
-    assert set(client.tool_names) == set(registry.names())
+    assert client.tool_names == frozenset(registry.names())
     add = registry.get_or_raise("remote_add")
     assert add.parameters["required"] == ["a", "b"]
     assert add.annotations.read_only is True
