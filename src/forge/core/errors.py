@@ -11,6 +11,7 @@ raises it, or needing an optional dependency) is marked with where to import it:
     │   ├── DuplicateToolError(ToolError, ValueError)    name already registered
     │   ├── ToolNotFoundError(ToolError, LookupError)    no tool by that name
     │   ├── ToolValidationError(ToolError, ValueError)   arguments do not match the schema
+    │   ├── ToolExecutionError(ToolError, RuntimeError)  a run that failed (Tool.execute)
     │   └── SchemaConversionError(ToolError, ValueError) a schema a provider cannot express
     ├── UnsupportedProviderError(ForgeError, ValueError) unknown provider name
     │   └── NoNativeSearchError(UnsupportedProviderError) no native tool search (deferral)
@@ -79,6 +80,7 @@ __all__ = [
     "SchemaConversionError",
     "ToolDefinitionError",
     "ToolError",
+    "ToolExecutionError",
     "ToolNotFoundError",
     "ToolValidationError",
     "ToolsSpecError",
@@ -121,6 +123,17 @@ class DuplicateToolError(ToolError, ValueError):
             or "a tool with this name is already registered; deregister it first, "
             "pass replace=True, or call update()",
         )
+
+
+class ToolExecutionError(ToolError, RuntimeError):
+    """A tool ran and failed: its handler raised, timed out or was denied (`Tool.execute`).
+
+    ``result`` is the failed `ToolResult`; ``message`` is the text a model would read.
+    """
+
+    def __init__(self, tool_name: str, message: str, *, result: Any = None) -> None:
+        super().__init__(tool_name, message)
+        self.result = result
 
 
 class ToolNotFoundError(ToolError, LookupError):

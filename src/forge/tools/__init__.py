@@ -15,6 +15,7 @@ from forge.core.errors import (
     ToolDefinitionError,
     ToolError,
     ToolNotFoundError,
+    ToolExecutionError,
     ToolValidationError,
 )
 from forge.tools.base import BaseTool
@@ -177,6 +178,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResources",
     "ToolResult",
+    "ToolExecutionError",
     "ToolValidationError",
     "ToolView",
     "Turn",

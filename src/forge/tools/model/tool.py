@@ -256,34 +256,30 @@ class Tool:
         """The input JSON Schema, read-only: `parameters` under the original design's name."""
         return self.parameters
 
-    async def execute(self, input: Any = None) -> ToolResult:
-        """Validate ``input`` and run the tool, as a registry holding only it would.
+    async def execute(self, input: Any = None) -> Any:
+        """Validate ``input``, run the tool and return its value (the original design's API).
 
-        It is ``ToolRegistry([tool]).aexecute(tool.name, input)``, the one engine of
-        every entry point; `__call__` calls the handler without validation instead.
-
-        Returns:
-            ``ToolResult.ok(<return value>)``, or a failed result if the handler raised
-            or timed out.
+        It runs as ``ToolRegistry([tool]).aexecute(tool.name, input)`` does, on the one
+        engine of every entry point; `__call__` calls the handler without validation.
 
         Raises:
             ToolValidationError: ``input`` does not match the schema (or is not JSON).
+            ToolExecutionError: The handler raised, timed out or was denied; ``.result``
+                is the failed result and its message the text a model would read.
         """
         registry = _alone(self)
         try:
-            result: ToolResult = await registry.aexecute(self.name, input)
+            return _value(self, await registry.aexecute(self.name, input))
         finally:
-            registry._close_engine()
-        return result
+            registry.close()
 
-    def execute_sync(self, input: Any = None) -> ToolResult:
+    def execute_sync(self, input: Any = None) -> Any:
         """`execute` for sync code."""
         registry = _alone(self)
         try:
-            result: ToolResult = registry.execute(self.name, input)
+            return _value(self, registry.execute(self.name, input))
         finally:
-            registry._close_engine()
-        return result
+            registry.close()
 
     def to_langchain_tool(self) -> Any:
         """Return a LangChain ``StructuredTool`` running this tool on an executor of its own.
@@ -346,6 +342,15 @@ def _alone(t: Tool) -> Any:
     LangChain integration (`forge.tools.formats.langchain`).
     """
     return importlib.import_module("forge.tools.registry").ToolRegistry([t])
+
+
+def _value(t: Tool, result: ToolResult) -> Any:
+    """A run's output, or the `ToolExecutionError` of a failed run."""
+    if result.success:
+        return result.output
+    from forge.core.errors import ToolExecutionError
+
+    raise ToolExecutionError(t.name, result.error or "the tool failed", result=result)
 
 
 def _check_execution_options(t: Tool) -> None:

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from forge.core.errors import ToolValidationError
+from forge.core.errors import ToolExecutionError, ToolValidationError
 from forge.tools import ToolRegistry, tool
 
 
@@ -45,11 +45,9 @@ def test_schema_is_the_input_json_schema() -> None:
 
 
 def test_execute_validates_then_returns_the_value() -> None:
-    """Valid input runs the handler; the result holds its return value."""
-    result = asyncio.run(read_file.execute({"path": "./README.md"}))
-    assert result.success
-    assert result.output == "./README.md:utf-8"
-    assert asyncio.run(slow_read.execute({"path": "a"})).output == "A"
+    """Valid input runs the handler and gives back its return value itself."""
+    assert asyncio.run(read_file.execute({"path": "./README.md"})) == "./README.md:utf-8"
+    assert asyncio.run(slow_read.execute({"path": "a"})) == "A"
 
 
 def test_execute_raises_for_invalid_input() -> None:
@@ -65,23 +63,29 @@ def test_execute_raises_for_invalid_input() -> None:
 
 def test_execute_sync_is_the_blocking_twin() -> None:
     """``execute_sync`` gives what ``execute`` gives, from sync code."""
-    assert read_file.execute_sync({"path": "x", "encoding": "ascii"}).output == "x:ascii"
-    assert slow_read.execute_sync({"path": "b"}).output == "B"
+    assert read_file.execute_sync({"path": "x", "encoding": "ascii"}) == "x:ascii"
+    assert slow_read.execute_sync({"path": "b"}) == "B"
 
 
-def test_a_handler_error_is_a_failed_result() -> None:
-    """A handler exception comes back as a failed result, as from the registry."""
-    failed = asyncio.run(boom.execute({"x": 1}))
+def test_a_handler_error_raises_with_the_failed_result() -> None:
+    """A handler exception raises `ToolExecutionError` carrying the registry's failed result."""
+    with pytest.raises(ToolExecutionError) as raised:
+        asyncio.run(boom.execute({"x": 1}))
+    failed = raised.value.result
     assert not failed.success
     assert failed.error_kind == "tool_error"
     assert failed.error == ToolRegistry([boom]).execute("boom", {"x": 1}).error
+    assert raised.value.message == failed.error
+    assert raised.value.tool_name == "boom"
+    with pytest.raises(ToolExecutionError):
+        boom.execute_sync({"x": 1})
 
 
 def test_execute_leaves_no_worker_threads_behind() -> None:
     """Each call's engine is closed: calls that use a worker thread do not pile them up."""
-    assert timed.execute_sync({"x": 2}).output == 4
+    assert timed.execute_sync({"x": 2}) == 4
     before = threading.active_count()
     for i in range(20):
-        assert timed.execute_sync({"x": i}).output == 2 * i
-        assert asyncio.run(timed.execute({"x": i})).output == 2 * i
+        assert timed.execute_sync({"x": i}) == 2 * i
+        assert asyncio.run(timed.execute({"x": i})) == 2 * i
     assert threading.active_count() <= before + 1
