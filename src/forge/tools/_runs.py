@@ -175,4 +175,3 @@ def _raise_for(registry: RunMethods, name: str, result: ToolResult) -> ToolResul
         ]
         raise ToolValidationError(name, errors, message=result.error)
     return result
-

@@ -1,7 +1,7 @@
 """A batch of calls run concurrently, in call order: `ToolExecutor.execute_all` (internal).
 
 Each call runs in a task of its own, through the engine's async entry
-(`Engine._run`, which takes the fast path for a plain call), so a call in a
+(`Engine.run`, which takes the fast path for a plain call), so a call in a
 batch gives the result it gives alone.
 
 The batch waits on one future that the last call to finish resolves, rather
@@ -89,7 +89,9 @@ class Batch:
             arguments: Any = getattr(item, "arguments", None)
             if type(arguments) is dict and getattr(item, "argument_error", None) is None:
                 call: ToolCall = item  # type: ignore[assignment]
-                result = await engine._run(call.name, arguments, ctx, call.id, timeout)
+                result = await engine.run(
+                    call.name, arguments, ctx, call_id=call.id, timeout=timeout
+                )
             else:
                 result = await engine._entry_call(ASYNC, item, ctx, timeout)
             self._results[index] = result

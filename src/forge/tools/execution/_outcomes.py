@@ -240,4 +240,3 @@ def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any
     """Start an async handler with validated ``kwargs``; return its awaitable (not awaited)."""
     fn = compiled.fn
     return fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
-

@@ -27,8 +27,8 @@ wrappers) has only the first two.
 
 Each driver has one fast path, for a plain call (`Engine._plain_call`: no
 hooks, policy, limit, dry run, output limit, backend or process), which runs
-only lookup, validation and the handler: `Engine._run` (the async entry) and
-`Engine._blocking` (the sync entry) choose it, no caller does. The table in
+only lookup, validation and the handler: `Engine.run` (the async entry) and
+`Engine.run_sync` (the sync entry) choose it, no caller does. The table in
 ``tests/unit/tools/test_engine_rules.py`` checks that every entry point gives
 the results of the general path (the executor with a hook installed).
 """
@@ -66,6 +66,7 @@ from forge.tools.execution._steps import (
     _rejected,
     _request,
     _traced,
+    _tracing,
     _validate,
     logger,
 )
@@ -150,7 +151,7 @@ class Engine(HandlerRuns):
 
     # -- entry points shared by every driver ---------------------------------------------
 
-    async def _entry(  # noqa: PLR0917 - internal, positional like _run
+    async def _entry(  # noqa: PLR0917 - internal, positional on purpose
         self, io: IO, name: str, arguments: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
@@ -173,7 +174,7 @@ class Engine(HandlerRuns):
             return await self._finish_early(io, call.name, call.raw_arguments, ctx, call.id, failed)
         return await self._entry(io, call.name, call.arguments, ctx, call.id, timeout)
 
-    async def _finish_early(  # noqa: PLR0917 - internal, positional like _run
+    async def _finish_early(  # noqa: PLR0917 - internal, positional on purpose
         self, io: IO, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
         result: ToolResult,
     ) -> ToolResult:  # fmt: skip
@@ -185,7 +186,7 @@ class Engine(HandlerRuns):
 
     # -- the pipeline ----------------------------------------------------------------------
 
-    async def _pipeline(  # noqa: PLR0917 - internal, positional like _run
+    async def _pipeline(  # noqa: PLR0917 - internal, positional on purpose
         self, io: IO, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
@@ -245,7 +246,7 @@ class Engine(HandlerRuns):
 
     # -- shared steps -------------------------------------------------------------------
 
-    def _invocation(  # noqa: PLR0917 - internal, positional like _run
+    def _invocation(  # noqa: PLR0917 - internal, positional on purpose
         self, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolInvocation:  # fmt: skip
@@ -255,7 +256,7 @@ class Engine(HandlerRuns):
             timeout=seconds_for(tool, ctx, timeout), started=time.perf_counter(),
         )  # fmt: skip
 
-    def _prepare(  # noqa: PLR0917 - internal, positional like _run
+    def _prepare(  # noqa: PLR0917 - internal, positional on purpose
         self, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> tuple[ToolInvocation, Any, ToolResult | None]:  # fmt: skip
@@ -301,15 +302,31 @@ class Engine(HandlerRuns):
 
     # -- the entries of the two drivers, each with its one fast path ------------------------
 
-    async def _run(
-        self, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:  # fmt: skip
-        """The async entry of a decoded call: a plain call skips the general pipeline."""
+    async def run(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
+
+        Args:
+            name: The tool to run.
+            arguments: A mapping, JSON text of one, or ``None`` for no arguments.
+            context: The execution context (default: the executor's).
+            call_id: Tag the result with this call id.
+            timeout: Seconds this call may take (overrides the tool and the context).
+        """
+        ctx, args = context or self._context, arguments
+        if type(args) is str:
+            return await self._entry(ASYNC, name, args, ctx, call_id, timeout)
         tool = self._get(name)
-        if not self._plain_call(tool, ctx):
+        if not self._plain_call(tool, ctx):  # the async driver's one fast path is below
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
-        started = _traced(name, call_id, args)
+        started = _traced(name, call_id, args) if _tracing(TRACE) else None
         try:
             compiled = tool._compiled or tool.compile_()
             kwargs = _validate(tool, compiled, args)
@@ -339,19 +356,27 @@ class Engine(HandlerRuns):
                 result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
         return _settled(result, name, call_id, started, self._redact)
 
-    def _blocking(
-        self, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:  # fmt: skip
-        """The sync entry of a decoded call: a plain call of a sync handler that may run on
-        this thread (placed inline, or with no deadline) skips the general pipeline."""
+    def run_sync(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """`run` for sync code, with the same options (where handlers run: see
+        `forge.tools.execution.executor`)."""
+        ctx, args = context or self._context, arguments
+        if type(args) is str:
+            return complete(self._entry(BLOCKING, name, args, ctx, call_id, timeout))
         tool = self._get(name)
-        if not (
+        if not (  # the blocking driver's one fast path: a sync handler run on this thread
             self._plain_call(tool, ctx) and not tool.source.is_async
             and (tool.placement == "inline" or seconds_for(tool, ctx, timeout) is None)
         ):  # fmt: skip
             return complete(self._pipeline(BLOCKING, name, tool, args, ctx, call_id, timeout))
-        started = _traced(name, call_id, args)
+        started = _traced(name, call_id, args) if _tracing(TRACE) else None
         try:
             compiled = tool._compiled or tool.compile_()
             result = (compiled.run_sync or sync_runner(tool, compiled))(args, ctx)
@@ -384,7 +409,7 @@ class IO(Waiter):
     """What differs between sync and async callers; the pipeline awaits these."""
 
     @abstractmethod
-    async def call(  # noqa: PLR0917 - internal, positional like _run
+    async def call(  # noqa: PLR0917 - internal, positional on purpose
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
@@ -396,11 +421,11 @@ class IO(Waiter):
 
 
 class _Async(IO, _AsyncWait):
-    async def call(  # noqa: PLR0917 - internal, positional like _run
+    async def call(  # noqa: PLR0917 - internal, positional on purpose
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
-        return await engine._run(name, args, ctx, call_id, timeout)
+        return await engine.run(name, args, ctx, call_id=call_id, timeout=timeout)
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         return await engine._run_async(call, compiled)
@@ -409,11 +434,11 @@ class _Async(IO, _AsyncWait):
 class _Blocking(IO, _BlockingWait):
     """Never suspends: each method blocks the calling thread until it has the answer."""
 
-    async def call(  # noqa: PLR0917 - internal, positional like _run
+    async def call(  # noqa: PLR0917 - internal, positional on purpose
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
-        return engine._blocking(name, args, ctx, call_id, timeout)
+        return engine.run_sync(name, args, ctx, call_id=call_id, timeout=timeout)
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         tool: Tool = call.tool  # type: ignore[assignment]

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 logger = get_logger("tools.executor")
 TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
+_tracing = logger.isEnabledFor  # bound once: the fast paths ask it on every call
 
 
 def _check_limit(what: str, value: int | None) -> None:

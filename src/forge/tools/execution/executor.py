@@ -240,7 +240,7 @@ class ToolExecutor(Engine):
         ``context`` that is not an `ExecutionContext` (or ``None``) is a tool argument too.
         """
         name, context, arguments = _execute_arguments("execute", args, kwargs)
-        return await self._run(name, arguments, context or self._context, None, None)
+        return await self.run(name, arguments, context)
 
     @overload
     def execute_sync(
@@ -253,46 +253,7 @@ class ToolExecutor(Engine):
     def execute_sync(self, /, *args: Any, **kwargs: Any) -> ToolResult:
         """`execute` for sync code (called the same ways)."""
         name, context, arguments = _execute_arguments("execute_sync", args, kwargs)
-        return self._blocking(name, arguments, context or self._context, None, None)
-
-    async def run(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
-
-        Args:
-            name: The tool to run.
-            arguments: A mapping, JSON text of one, or ``None`` for no arguments.
-            context: The execution context (default: the executor's).
-            call_id: Tag the result with this call id.
-            timeout: Seconds this call may take (overrides the tool and the context).
-        """
-        ctx = context or self._context
-        if type(arguments) is str:
-            return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
-        return await self._run(name, arguments, ctx, call_id, timeout)
-
-    def run_sync(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        """`run` for sync code, with the same options (where handlers run: see the module
-        docstring)."""
-        ctx = context or self._context
-        if type(arguments) is str:
-            return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
-        return self._blocking(name, arguments, ctx, call_id, timeout)
+        return self.run_sync(name, arguments, context)
 
     async def execute_call(
         self,

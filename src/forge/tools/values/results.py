@@ -130,4 +130,3 @@ def _make(  # noqa: PLR0917 - positional on purpose: this is the per-call hot pa
         },
     )  # fmt: skip
     return result
-
