@@ -67,14 +67,16 @@ class RunMethods:
         Both model-caused errors carry, as ``message``, the text every other entry
         point puts in its failed result (`forge.tools.execution.failures`).
         """
-        result = self._engine().run_sync(name, arguments, context)
+        engine = self.__dict__.get("_run_engine") or self._engine()  # one lookup once built
+        result = engine.run_sync(name, arguments, context)
         return result if result.success else _raise_for(self, name, result)
 
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """`execute` for async code (sync handlers run off the event loop unless placed inline)."""
-        result = await self._engine().run(name, arguments, context)
+        engine = self.__dict__.get("_run_engine") or self._engine()
+        result = await engine.run(name, arguments, context)
         return result if result.success else _raise_for(self, name, result)
 
     def execute_all(
