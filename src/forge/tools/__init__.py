@@ -14,8 +14,8 @@ from forge.core.errors import (
     SchemaConversionError,
     ToolDefinitionError,
     ToolError,
-    ToolNotFoundError,
     ToolExecutionError,
+    ToolNotFoundError,
     ToolValidationError,
 )
 from forge.tools.base import BaseTool

@@ -87,15 +87,20 @@ def test_strict_nulls_take_the_python_defaults() -> None:
     assert registry.execute("weather", call.arguments).output == "Oslo:c:1"
 
 
-def test_the_strict_switches_are_deprecated_no_ops() -> None:
-    """The old second switch still works, with a DeprecationWarning."""
+def test_the_strict_switches_of_runs_are_gone() -> None:
+    """Strict-mode arguments are always understood, so runs take no ``strict=`` switch."""
     registry = ToolRegistry([weather])
     call = ToolCall("c1", "weather", {"city": "Oslo", "unit": None, "days": None})
-    with pytest.warns(DeprecationWarning, match="no effect"):
-        (result,) = registry.execute_all([call], strict=True)
+    (result,) = registry.execute_all([call])
     assert result.output == "Oslo:c:1"
-    with pytest.warns(DeprecationWarning, match="no effect"):
-        ToolExecutor(registry, strict=True)
+    with pytest.raises(TypeError, match="strict"):
+        registry.execute_all([call], strict=True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="strict"):
+        asyncio.run(registry.aexecute_all([call], strict=True))  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="strict"):
+        ToolExecutor(registry, strict=True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="strict"):
+        asyncio.run(ToolExecutor(registry).execute_all([call], strict=True))  # type: ignore[call-arg]
 
 
 def test_absurdly_deep_arguments_are_rejected_not_crashing() -> None:

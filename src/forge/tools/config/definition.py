@@ -152,7 +152,8 @@ def _record_tool(
     if not isinstance(record.get("parameters"), Mapping):
         record["parameters"] = {"type": "object"}
         record.pop("examples", None)
-    return from_record({**record, "handler": handler, "cheap": cheap})
+    placement = record.get("placement") or ("inline" if cheap else "auto")
+    return from_record({**record, "handler": handler, "placement": placement})
 
 
 def _unavailable(_arguments: dict[str, Any], /) -> None:

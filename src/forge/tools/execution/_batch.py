@@ -1,11 +1,8 @@
 """A batch of calls run concurrently, in call order: `ToolExecutor.execute_all` (internal).
 
-Each call runs in a task of its own. A plain call of an async tool (no hooks,
-policy, limit or dry run; arguments already decoded; TRACE logging off when
-the batch starts) takes `Batch._fast`, `Engine._run`'s async branch written
-into the task's own coroutine; every other call runs `Engine._run` or the
-general pipeline. Both give the same results (``tests/unit/tools/
-test_engine_rules.py`` runs batches on both executors it compares).
+Each call runs in a task of its own, through the engine's async entry
+(`Engine.run`, which takes the fast path for a plain call), so a call in a
+batch gives the result it gives alone.
 
 The batch waits on one future that the last call to finish resolves, rather
 than on `asyncio.wait` (which adds a done callback, and a turn of the event
@@ -21,26 +18,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.execution import failures
-from forge.tools.execution._deadline import Expired, guard
 from forge.tools.execution._pipeline import ASYNC
-from forge.tools.execution._placement import _NO_DEADLINE
-from forge.tools.execution._run import JSON_SCALARS, _checked, failure, fault, finish, plain
-from forge.tools.execution._steps import (
-    TRACE,
-    _cancelling,
-    _log_outcome,
-    _redacted,
-    _rejected,
-    _validate,
-    logger,
-)
-from forge.tools.values.calls import ToolCall
-from forge.tools.values.results import ErrorKind, ToolResult, _ok_for
+from forge.tools.execution._steps import logger
+from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.execution._pipeline import Engine
-    from forge.tools.model.tool import Tool
+    from forge.tools.values.calls import ToolCall
     from forge.tools.values.context import ExecutionContext
 
 
@@ -62,32 +46,11 @@ class Batch:
         self._left = 0
 
     async def run(self, items: list[ToolCall | ToolResult]) -> list[ToolResult]:
-        """Run every call at once (inline sync tools need no task)."""
-        engine, ctx = self._engine, self._ctx
+        """Run every call at once, each in a task of its own."""
         loop = asyncio.get_running_loop()
-        tasks, results = self._tasks, self._results
-        get, create_task = engine._get, loop.create_task
-        fast = (
-            engine._plain and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
-            and not logger.isEnabledFor(TRACE)
-        )  # fmt: skip
+        tasks, create_task, call = self._tasks, loop.create_task, self._call
         for index, item in enumerate(items):
-            if fast and type(item) is ToolCall and item.argument_error is None:
-                tool = get(item.name)
-                if tool is not None and tool._plain:
-                    args: Any = item.arguments
-                    if tool.source.is_async:
-                        if type(args) is dict:
-                            tasks.append(create_task(self._fast(index, item, tool, args)))
-                            continue
-                    elif tool.cheap and type(args) is not str:  # inline: no task needed
-                        results[index] = engine._fast_sync(item.name, tool, args, ctx, item.id)
-                        continue
-            elif engine._inline(item, ctx):  # inline sync tools need no task
-                tool = get(item.name)
-                results[index] = engine._fast_sync(item.name, tool, item.arguments, ctx, item.id)  # type: ignore[arg-type]
-                continue
-            tasks.append(create_task(self._call(index, item)))
+            tasks.append(create_task(call(index, item)))
         if tasks:
             self._left = len(tasks)  # none of them has started yet
             self._done = done = loop.create_future()
@@ -120,13 +83,15 @@ class Batch:
         return self._results
 
     async def _call(self, index: int, item: ToolCall | ToolResult, counted: bool = True) -> None:
-        """One call through `Engine._run` (or the general path)."""
+        """One call through the engine's async entry."""
         engine, ctx, timeout = self._engine, self._ctx, self._timeout
         try:
             arguments: Any = getattr(item, "arguments", None)
             if type(arguments) is dict and getattr(item, "argument_error", None) is None:
                 call: ToolCall = item  # type: ignore[assignment]
-                result = await engine._run(call.name, arguments, ctx, call.id, timeout)
+                result = await engine.run(
+                    call.name, arguments, ctx, call_id=call.id, timeout=timeout
+                )
             else:
                 result = await engine._entry_call(ASYNC, item, ctx, timeout)
             self._results[index] = result
@@ -139,55 +104,6 @@ class Batch:
         finally:
             if counted:
                 self._finished()
-
-    async def _fast(self, index: int, call: ToolCall, tool: Tool, args: dict[str, Any]) -> None:
-        """`Engine._run` for a plain call of an async tool, with TRACE logging off."""
-        name, call_id, ctx = call.name, call.id, self._ctx
-        try:
-            try:
-                compiled = tool._compiled or tool.compiled()
-                kwargs = _validate(tool, compiled, args)
-            except Exception as exc:
-                result = _rejected(tool, exc)
-            else:
-                seconds = (
-                    self._timeout or tool.timeout or (ctx.timeout if ctx is not None else None)
-                )
-                fn = compiled.fn
-                try:
-                    out = await guard(
-                        fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx),
-                        seconds or _NO_DEADLINE,
-                    )
-                except Expired:
-                    result = failures.timeout(name, seconds)  # type: ignore[arg-type]
-                except asyncio.CancelledError:
-                    if _cancelling():
-                        raise
-                    result = failures.cancelled(name)
-                except Exception as exc:
-                    result = failure(tool, exc)
-                except BaseException as exc:
-                    result = fault(tool, exc)
-                else:
-                    if type(out) in JSON_SCALARS and plain(out):
-                        self._results[index] = _ok_for(out, name, call_id)
-                        return
-                    result = _checked(finish(out, name))
-            if call_id is not None:
-                result = result.for_call(call_id, name)
-            if not result.success:
-                result = _redacted(result, self._engine._redact)
-                _log_outcome(name, result, None)
-            self._results[index] = result
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a fault of ours: this call fails, the batch goes on
-            self._results[index] = _broken(call, exc)
-        except BaseException as exc:
-            self._stop(exc)
-        finally:
-            self._finished()
 
     def _finished(self) -> None:
         """A task's call is over: the last one resolves the batch."""

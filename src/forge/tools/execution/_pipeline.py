@@ -25,11 +25,11 @@ A call's deadline is its own ``timeout``, else the tool's, else its context's.
 A call made without any context (the registry's run methods, `BaseTool`
 wrappers) has only the first two.
 
-Hand-written fast paths serve plain calls (no hooks, policy, limit, dry run
-or process): `Engine._run` for async callers, `Engine._fast_sync` for sync
-ones, and the registry's ``execute`` and ``aexecute`` inline the same steps
-for a plain function called without a context. The table in
-``tests/unit/tools/test_engine_rules.py`` checks that every one of them gives
+Each driver has one fast path, for a plain call (`Engine._plain_call`: no
+hooks, policy, limit, dry run, output limit, backend or process), which runs
+only lookup, validation and the handler: `Engine.run` (the async entry) and
+`Engine.run_sync` (the sync entry) choose it, no caller does. The table in
+``tests/unit/tools/test_engine_rules.py`` checks that every entry point gives
 the results of the general path (the executor with a hook installed).
 """
 
@@ -43,22 +43,20 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from forge.tools.execution import failures
 from forge.tools.execution._deadline import Expired, guard
-from forge.tools.execution._drive import Waiter, _AsyncWait, _BlockingWait
-from forge.tools.execution._placement import _NO_DEADLINE, Placement
-from forge.tools.execution._run import (
+from forge.tools.execution._drive import Waiter, _AsyncWait, _BlockingWait, complete, run_coroutine
+from forge.tools.execution._handlers import HandlerRuns
+from forge.tools.execution._outcomes import (
     JSON_SCALARS,
     _checked,
-    _run_coroutine,
     call_sync,
-    failure,
-    fault,
     finish,
+    handler_failed,
     plain,
+    seconds_for,
     sync_runner,
 )
 from forge.tools.execution._steps import (
     TRACE,
-    _cancelling,
     _coerce_call,
     _hook_failed,
     _hook_result,
@@ -68,6 +66,7 @@ from forge.tools.execution._steps import (
     _rejected,
     _request,
     _traced,
+    _tracing,
     _validate,
     logger,
 )
@@ -75,7 +74,7 @@ from forge.tools.execution.hooks import ToolInvocation
 from forge.tools.execution.permissions import decide
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.context import ExecutionContext
-from forge.tools.values.results import ToolResult, _ok_for
+from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -89,7 +88,7 @@ if TYPE_CHECKING:
     from forge.tools.values.output_limit import OutputLimit
 
 
-class Engine(Placement):
+class Engine(HandlerRuns):
     """Runs calls of a registry's tools; the state and the steps of the pipeline.
 
     Args:
@@ -133,7 +132,7 @@ class Engine(Placement):
         self._context = context
         self._policy = permissions
         self._approve = approve
-        self._init_placement(max_concurrency, max_threads, backend)
+        self._init_handler_runs(max_concurrency, max_threads, backend)
         self._set_hooks(hooks)
 
     def _set_hooks(self, hooks: tuple[Any, ...]) -> None:
@@ -152,7 +151,7 @@ class Engine(Placement):
 
     # -- entry points shared by every driver ---------------------------------------------
 
-    async def _entry(  # noqa: PLR0917 - internal, positional like _run
+    async def _entry(  # noqa: PLR0917 - internal, positional on purpose
         self, io: IO, name: str, arguments: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
@@ -175,7 +174,7 @@ class Engine(Placement):
             return await self._finish_early(io, call.name, call.raw_arguments, ctx, call.id, failed)
         return await self._entry(io, call.name, call.arguments, ctx, call.id, timeout)
 
-    async def _finish_early(  # noqa: PLR0917 - internal, positional like _run
+    async def _finish_early(  # noqa: PLR0917 - internal, positional on purpose
         self, io: IO, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
         result: ToolResult,
     ) -> ToolResult:  # fmt: skip
@@ -187,7 +186,7 @@ class Engine(Placement):
 
     # -- the pipeline ----------------------------------------------------------------------
 
-    async def _pipeline(  # noqa: PLR0917 - internal, positional like _run
+    async def _pipeline(  # noqa: PLR0917 - internal, positional on purpose
         self, io: IO, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
@@ -247,17 +246,17 @@ class Engine(Placement):
 
     # -- shared steps -------------------------------------------------------------------
 
-    def _invocation(  # noqa: PLR0917 - internal, positional like _run
+    def _invocation(  # noqa: PLR0917 - internal, positional on purpose
         self, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolInvocation:  # fmt: skip
         return ToolInvocation(
             name=name, tool=tool, arguments=args, kwargs=None,
             context=ctx if ctx is not None else ExecutionContext(), call_id=call_id,
-            timeout=_seconds(tool, ctx, timeout), started=time.perf_counter(),
+            timeout=seconds_for(tool, ctx, timeout), started=time.perf_counter(),
         )  # fmt: skip
 
-    def _prepare(  # noqa: PLR0917 - internal, positional like _run
+    def _prepare(  # noqa: PLR0917 - internal, positional on purpose
         self, name: str, tool: Tool | None, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> tuple[ToolInvocation, Any, ToolResult | None]:  # fmt: skip
@@ -294,99 +293,97 @@ class Engine(Placement):
             return () if theirs is None else (theirs,)
         return (own,) if theirs is None or theirs is own else (own, theirs)
 
-    def _inline(
-        self, item: ToolCall | ToolResult, ctx: ExecutionContext | None
-    ) -> TypeGuard[ToolCall]:
-        """Whether a batch item is a plain call of a sync tool placed inline (no task needed)."""
-        if isinstance(item, ToolResult) or not self._plain:
-            return False
-        tool = self._get(item.name)
-        arguments: Any = item.arguments
-        return (
-            tool is not None and tool.cheap and self._plain_for(tool, ctx)
-            and not tool.source.is_async and type(arguments) is not str
-            and item.argument_error is None
-        )  # fmt: skip
-
-    def _plain_for(self, tool: Tool | None, ctx: ExecutionContext | None) -> bool:
+    def _plain_call(self, tool: Tool | None, ctx: ExecutionContext | None) -> TypeGuard[Tool]:
         """Whether a call may take a fast path (nothing but validation and the handler)."""
         return (
             tool is not None and tool._plain and self._plain
             and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
         )  # fmt: skip
 
-    # -- the fast paths -------------------------------------------------------------------
+    # -- the entries of the two drivers, each with its one fast path ------------------------
 
-    async def _run(
-        self, name: str, args: Any, ctx: ExecutionContext | None, call_id: str | None,
-        timeout: float | None,
-    ) -> ToolResult:  # fmt: skip
-        """The async fast path: lookup, validation and the handler, hand-inlined."""
+    async def run(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
+
+        Args:
+            name: The tool to run.
+            arguments: A mapping, JSON text of one, or ``None`` for no arguments.
+            context: The execution context (default: the executor's).
+            call_id: Tag the result with this call id.
+            timeout: Seconds this call may take (overrides the tool and the context).
+        """
+        ctx, args = context or self._context, arguments
+        if type(args) is str:
+            return await self._entry(ASYNC, name, args, ctx, call_id, timeout)
         tool = self._get(name)
-        if (
-            tool is None
-            or not (tool._plain and self._plain)
-            or (ctx is not None and (ctx.dry_run or ctx.permissions is not None))
-        ):  # `_plain_for`, inlined
+        if not self._plain_call(tool, ctx):  # the async driver's one fast path is below
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
-        started = _traced(name, call_id, args)
+        started = _traced(name, call_id, args) if _tracing(TRACE) else None
         try:
             compiled = tool._compiled or tool.compiled()
             kwargs = _validate(tool, compiled, args)
         except Exception as exc:
             result = _rejected(tool, exc)
         else:
-            seconds = timeout or tool.timeout or (ctx.timeout if ctx is not None else None)
+            seconds = seconds_for(tool, ctx, timeout)
             if tool.source.is_async:
                 fn = compiled.fn
                 try:
-                    out = await guard(
-                        fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx),
-                        seconds or _NO_DEADLINE,
-                    )
+                    running = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx)
+                    out = await (running if seconds is None else guard(running, seconds))
                 except Expired:
                     result = failures.timeout(name, seconds)  # type: ignore[arg-type]
-                except asyncio.CancelledError:
-                    if _cancelling():
-                        raise
-                    result = failures.cancelled(name)
-                except Exception as exc:
-                    result = failure(tool, exc)
                 except BaseException as exc:
-                    result = fault(tool, exc)
+                    result = _checked(handler_failed(tool, exc))
                 else:
                     if type(out) in JSON_SCALARS and plain(out):
-                        result = _ok_for(out, name, call_id)
+                        result = ToolResult.succeeded(out, name, call_id)
                         if started is not None:
                             _log_outcome(name, result, started)
                         return result
                     result = _checked(finish(out, name))
-            elif tool.cheap:
+            elif tool.placement == "inline":
                 result = _checked(call_sync(tool, compiled, kwargs, ctx))
             else:
                 result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
         return _settled(result, name, call_id, started, self._redact)
 
-    def _inline_for(
-        self, tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
-    ) -> bool:
-        """Whether a sync caller may run this call inline on the fast path."""
-        return (
-            self._plain_for(tool, ctx) and not tool.source.is_async  # type: ignore[union-attr]
-            and (tool.cheap or _seconds(tool, ctx, timeout) is None)  # type: ignore[union-attr]
-        )  # fmt: skip
-
-    def _fast_sync(
-        self, name: str, tool: Tool, args: Any, ctx: ExecutionContext | None, call_id: str | None
+    def run_sync(
+        self,
+        name: str,
+        arguments: Any = None,
+        context: ExecutionContext | None = None,
+        *,
+        call_id: str | None = None,
+        timeout: float | None = None,
     ) -> ToolResult:
-        """The sync fast path: validate and call inline (see `_inline_for`)."""
-        started = _traced(name, call_id, args)
+        """`run` for sync code, with the same options (where handlers run: see
+        `forge.tools.execution.executor`)."""
+        ctx, args = context or self._context, arguments
+        if type(args) is str:
+            return complete(self._entry(BLOCKING, name, args, ctx, call_id, timeout))
+        tool = self._get(name)
+        if not (  # the blocking driver's one fast path: a sync handler run on this thread
+            self._plain_call(tool, ctx) and not tool.source.is_async
+            and (tool.placement == "inline" or seconds_for(tool, ctx, timeout) is None)
+        ):  # fmt: skip
+            return complete(self._pipeline(BLOCKING, name, tool, args, ctx, call_id, timeout))
+        started = _traced(name, call_id, args) if _tracing(TRACE) else None
         try:
             compiled = tool._compiled or tool.compiled()
-            run = compiled.run_sync or sync_runner(tool, compiled)
-            result = _checked(run(args, ctx))
+            result = (compiled.run_sync or sync_runner(tool, compiled))(args, ctx)
         except Exception as exc:  # the runner validates first: its errors are the model's
             result = _rejected(tool, exc)
+        if call_id is None and started is None and result.success:
+            return result
         return _settled(result, name, call_id, started, self._redact)
 
 
@@ -405,17 +402,6 @@ def _settled(
     return result
 
 
-def _seconds(
-    tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
-) -> float | None:
-    """The call's deadline in seconds: its own, else the tool's, else the context's."""
-    if timeout:
-        return timeout
-    if tool is not None and tool.timeout:
-        return tool.timeout
-    return ctx.timeout if ctx is not None else None
-
-
 # -- the two drivers ------------------------------------------------------------------------
 
 
@@ -423,7 +409,7 @@ class IO(Waiter):
     """What differs between sync and async callers; the pipeline awaits these."""
 
     @abstractmethod
-    async def call(  # noqa: PLR0917 - internal, positional like _run
+    async def call(  # noqa: PLR0917 - internal, positional on purpose
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
@@ -435,11 +421,11 @@ class IO(Waiter):
 
 
 class _Async(IO, _AsyncWait):
-    async def call(  # noqa: PLR0917 - internal, positional like _run
+    async def call(  # noqa: PLR0917 - internal, positional on purpose
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
-        return await engine._run(name, args, ctx, call_id, timeout)
+        return await engine.run(name, args, ctx, call_id=call_id, timeout=timeout)
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         return await engine._run_async(call, compiled)
@@ -448,19 +434,16 @@ class _Async(IO, _AsyncWait):
 class _Blocking(IO, _BlockingWait):
     """Never suspends: each method blocks the calling thread until it has the answer."""
 
-    async def call(  # noqa: PLR0917 - internal, positional like _run
+    async def call(  # noqa: PLR0917 - internal, positional on purpose
         self, engine: Engine, name: str, args: Any, ctx: ExecutionContext | None,
         call_id: str | None, timeout: float | None,
     ) -> ToolResult:  # fmt: skip
-        tool = engine._get(name)
-        if engine._inline_for(tool, ctx, timeout):
-            return engine._fast_sync(name, tool, args, ctx, call_id)  # type: ignore[arg-type]
-        return await engine._pipeline(self, name, tool, args, ctx, call_id, timeout)
+        return engine.run_sync(name, args, ctx, call_id=call_id, timeout=timeout)
 
     async def run(self, engine: Engine, call: ToolInvocation, compiled: Compiled) -> ToolResult:
         tool: Tool = call.tool  # type: ignore[assignment]
-        if tool.source.is_async or tool.isolated or engine._remote(tool):  # on a private loop
-            result: ToolResult = _run_coroutine(engine._run_async(call, compiled))
+        if tool.source.is_async or tool.placement == "process" or engine._remote(tool):
+            result: ToolResult = run_coroutine(engine._run_async(call, compiled))  # private loop
             return result
         return engine._run_blocking(call, compiled)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Mapping
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools.execution import failures
-from forge.tools.execution._run import _checked, finish, invalid
+from forge.tools.execution._outcomes import _checked, finish, invalid
 from forge.tools.schema._validation import TOO_DEEP
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.results import ErrorKind, ToolResult
@@ -24,17 +23,12 @@ if TYPE_CHECKING:
 
 logger = get_logger("tools.executor")
 TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
+_tracing = logger.isEnabledFor  # bound once: the fast paths ask it on every call
 
 
 def _check_limit(what: str, value: int | None) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise ValueError(f"{what} must be a positive integer or None, got {value!r}")
-
-
-def _cancelling() -> bool:
-    """Whether the current task has been asked to cancel (not just hit a stray CancelledError)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
 
 
 def _rejected(tool: Tool, exc: Exception) -> ToolResult:

@@ -1,4 +1,4 @@
-"""`ToolExecutor`: run tool calls safely, fast and observably (SPEC §5, seed 004).
+"""`ToolExecutor`: run tool calls safely, fast and observably.
 
 The executor never raises for anything a model can cause. An unknown tool,
 arguments that are not JSON or do not match the schema, a denied call, a
@@ -7,7 +7,7 @@ timeout, a cancelled call and a handler exception all come back as a failed
 (`forge.tools.execution.failures`). It logs the start and the outcome of each call
 (at DEBUG; failures at INFO).
 
-Handler faults (issue 18). Whatever a handler raises is the handler's fault
+Handler faults. Whatever a handler raises is the handler's fault
 and becomes a failed result of its call (``error_kind`` ``tool_error``,
 ``metadata["exception_type"]`` naming the class), the rest of a batch going
 on: any ``Exception`` (one whose ``__str__`` fails too: its message is then
@@ -18,7 +18,7 @@ itself gives a ``cancelled`` result (a cancellation of the caller propagates),
 and ``KeyboardInterrupt`` always propagates (the user asked to stop): in a
 batch the other calls are cancelled first and their results are dropped.
 
-Outputs (issue 18). A result is checked before it is called a success: an
+Outputs. A result is checked before it is called a success: an
 output JSON cannot carry is a failed result naming why, never a success that
 breaks `format_results` or the MCP server later: a generator or other
 iterator (it can be read only once; return a list), an integer of more than
@@ -41,7 +41,7 @@ Where handlers run:
   the tools it accepts run there, stopped by it at the deadline; the Ray backend
   takes all but ``inline`` and ``local`` tools.
 
-Timeouts (EX-4). Each call's limit is the per-call ``timeout``, else the tool's
+Timeouts. Each call's limit is the per-call ``timeout``, else the tool's
 ``timeout``, else the context's (the executor's context when a call has none).
 It bounds the caller's wall time, including time spent waiting for a
 concurrency slot, on sync and async entry points alike:
@@ -69,7 +69,7 @@ concurrency slot, on sync and async entry points alike:
   killed at the deadline (`forge.tools.execution._isolation`): use it for handlers that
   must really stop.
 
-Cancellation (EX-5). Cancelling the task that awaits a call or a batch cancels
+Cancellation. Cancelling the task that awaits a call or a batch cancels
 the running async handlers (a batch waits until every one has stopped) and
 kills isolated processes; `asyncio.CancelledError` then propagates, and hooks
 and metrics record the call as ``cancelled``, never as a tool error. A handler
@@ -79,15 +79,13 @@ sync handler on a worker thread is abandoned, as on timeout.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack, overload
 
 from forge.core.redaction import Redaction, Redactor
 from forge.tools.execution._batch import Batch
-from forge.tools.execution._drive import complete
+from forge.tools.execution._drive import complete, run_coroutine
 from forge.tools.execution._pipeline import ASYNC, BLOCKING, Engine
-from forge.tools.execution._run import _run_coroutine
 from forge.tools.execution._steps import _check_limit, _coerce_call
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.context import ExecutionContext
@@ -105,7 +103,7 @@ __all__ = ["ToolExecutor"]
 
 
 class ToolExecutor(Engine):
-    """Runs tool calls from a registry (seed 004's executor, and SPEC §5).
+    """Runs tool calls from a registry: the one runner behind every way of running a tool.
 
     Args:
         registry: Where tools are looked up (on every call, so changes apply at once).
@@ -121,10 +119,8 @@ class ToolExecutor(Engine):
         max_concurrency: The most calls running at once across this executor.
         max_threads: Worker threads for sync handlers (daemon threads: a handler
             abandoned after its timeout never blocks interpreter exit).
-        dry_run: Run every step but the handler for every call (EX-7); a context's
+        dry_run: Run every step but the handler for every call; a context's
             ``dry_run`` turns it on for the calls made with it, never off.
-        strict: Deprecated and ignored: arguments answering strict-mode definitions
-            (``to_provider(..., strict=True)``) are always understood (`Tool.compiled`).
         output_limit: How much of an output goes back to the model, for tools that set
             none: an `OutputLimit`, ``max_chars``, or a mapping of its fields (default:
             `DEFAULT_OUTPUT_LIMIT`). Results keep their whole output.
@@ -152,13 +148,10 @@ class ToolExecutor(Engine):
         max_concurrency: int | None = None,
         max_threads: int = 32,
         dry_run: bool = False,
-        strict: bool | None = None,
         output_limit: OutputLimit | int | Mapping[str, Any] | None = None,
         redact: Redaction | bool | None = None,
         backend: Backend | None = None,
     ) -> None:
-        if strict is not None:
-            _strict_is_automatic("ToolExecutor(strict=...)")
         limit = OutputLimit.coerce(output_limit)
         _check_limit("max_concurrency", max_concurrency)
         _check_limit("max_threads", max_threads)
@@ -236,7 +229,9 @@ class ToolExecutor(Engine):
         self, /, *, tool_name: str, context: ExecutionContext | None = None, **kwargs: Any
     ) -> ToolResult: ...
     async def execute(self, /, *args: Any, **kwargs: Any) -> ToolResult:
-        """Run ``tool_name`` with keyword arguments (seed 004); never raises for model errors.
+        """Run ``tool_name`` with keyword arguments; never raises for model errors.
+
+        The original executor's signature, kept: `run` with the arguments as keywords.
 
         Call it as ``execute("echo", ctx, text="hi")``, ``execute("echo", context=ctx,
         text="hi")`` or ``execute(tool_name="echo", context=ctx, text="hi")``. A tool
@@ -245,7 +240,7 @@ class ToolExecutor(Engine):
         ``context`` that is not an `ExecutionContext` (or ``None``) is a tool argument too.
         """
         name, context, arguments = _execute_arguments("execute", args, kwargs)
-        return await self._run(name, arguments, context or self._context, None, None)
+        return await self.run(name, arguments, context)
 
     @overload
     def execute_sync(
@@ -259,46 +254,6 @@ class ToolExecutor(Engine):
         """`execute` for sync code (called the same ways)."""
         name, context, arguments = _execute_arguments("execute_sync", args, kwargs)
         return self.run_sync(name, arguments, context)
-
-    async def run(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
-
-        Args:
-            name: The tool to run.
-            arguments: A mapping, JSON text of one, or ``None`` for no arguments.
-            context: The execution context (default: the executor's).
-            call_id: Tag the result with this call id.
-            timeout: Seconds this call may take (overrides the tool and the context).
-        """
-        ctx = context or self._context
-        if type(arguments) is str:
-            return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
-        return await self._run(name, arguments, ctx, call_id, timeout)
-
-    def run_sync(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        **options: Unpack[RunOptions],
-    ) -> ToolResult:
-        """`run` for sync code, with the same options (where handlers run: see the module
-        docstring)."""
-        ctx = context or self._context
-        call_id, timeout = options.get("call_id"), options.get("timeout")
-        if type(arguments) is not str:
-            tool = self._get(name)
-            if self._inline_for(tool, ctx, timeout):
-                return self._fast_sync(name, tool, arguments, ctx, call_id)  # type: ignore[arg-type]
-        return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
 
     async def execute_call(
         self,
@@ -329,18 +284,14 @@ class ToolExecutor(Engine):
         parallel: bool = True,
         max_concurrency: int | None = None,
         timeout: float | None = None,
-        strict: bool | None = None,
     ) -> list[ToolResult]:
-        """Run calls and return their results in call order (EX-6).
+        """Run calls and return their results in call order.
 
         One call's failure does not affect the others. With ``parallel`` the
         calls run concurrently, at most ``max_concurrency`` at a time when set.
         Cancelling the awaiting task cancels every running call and returns
-        only once they have all stopped. ``strict`` is deprecated and ignored:
-        strict-mode arguments are always understood.
+        only once they have all stopped.
         """
-        if strict is not None:
-            _strict_is_automatic("execute_all(strict=...)")
         _check_limit("max_concurrency", max_concurrency)
         ctx = context or self._context
         items = [_coerce_call(c) for c in calls]
@@ -360,24 +311,10 @@ class ToolExecutor(Engine):
         calls run one after another on this thread's pipeline.
         """
         if options.get("parallel", True):
-            return _run_coroutine(self.execute_all(calls, context, **options))  # type: ignore[no-any-return]
-        if options.get("strict") is not None:
-            _strict_is_automatic("execute_all_sync(strict=...)")
+            return run_coroutine(self.execute_all(calls, context, **options))  # type: ignore[no-any-return]
         timeout = options.get("timeout")
         ctx = context or self._context
-        return [self._call_sync(item, ctx, timeout) for item in calls]
-
-    def _call_sync(
-        self, item: Any, ctx: ExecutionContext | None, timeout: float | None
-    ) -> ToolResult:
-        """One call of a sequential sync batch; plain inline calls skip the pipeline."""
-        call = _coerce_call(item)
-        if type(call) is ToolCall and call.argument_error is None:
-            tool = self._get(call.name)
-            arguments: Any = call.arguments
-            if type(arguments) is dict and self._inline_for(tool, ctx, timeout):
-                return self._fast_sync(call.name, tool, arguments, ctx, call.id)  # type: ignore[arg-type]
-        return complete(self._entry_call(BLOCKING, call, ctx, timeout))
+        return [complete(self._entry_call(BLOCKING, item, ctx, timeout)) for item in calls]
 
     async def _gather(
         self,
@@ -492,7 +429,7 @@ class ToolExecutor(Engine):
 def _execute_arguments(
     method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[str, ExecutionContext | None, dict[str, Any]]:
-    """Split seed 004's ``execute(tool_name, context, **kwargs)``, however it was called.
+    """Split ``execute(tool_name, context, **kwargs)``, however it was called.
 
     Positional name and context leave every keyword to the tool. Otherwise ``tool_name=``
     is the name, and ``context=`` the context when it is one (or ``None``).
@@ -517,29 +454,12 @@ def _execute_arguments(
     return name, None, kwargs
 
 
-class RunOptions(TypedDict, total=False):
-    """The options of `ToolExecutor.run` (and of its sync twin)."""
-
-    call_id: str | None
-    timeout: float | None
-
-
 class BatchOptions(TypedDict, total=False):
     """The options of `ToolExecutor.execute_all` (and of its sync twin)."""
 
     parallel: bool
     max_concurrency: int | None
     timeout: float | None
-    strict: bool | None
-
-
-def _strict_is_automatic(where: str) -> None:
-    warnings.warn(
-        f"{where} is deprecated and has no effect: arguments answering strict-mode "
-        "definitions are always understood",
-        DeprecationWarning,
-        stacklevel=3,
-    )
 
 
 def contextless(registry: ToolSource) -> ToolExecutor:

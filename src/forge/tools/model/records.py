@@ -15,7 +15,7 @@ __all__ = ["from_record"]
 
 _SCHEMA_KEYS = {"parameters", "inputSchema", "input_schema"}
 _OUTPUT_KEYS = {"output_schema", "outputSchema"}
-_KEYS = OPTION_NAMES | {"handler", "cheap"} | _SCHEMA_KEYS | _OUTPUT_KEYS
+_KEYS = OPTION_NAMES | {"handler"} | _SCHEMA_KEYS | _OUTPUT_KEYS
 
 
 def from_record(record: Mapping[str, Any]) -> Tool:
@@ -26,9 +26,8 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     of ``{name, type, required, description}``) or ``inputSchema`` (MCP);
     without them the tool takes no arguments. Every other option of
     `ToolOptions` (metadata, ``annotations`` in snake_case or as MCP hints,
-    ``title``, ``timeout``, ``placement``, ...), ``output_schema`` /
-    ``outputSchema`` and ``cheap`` (``cheap: true`` is read as ``placement:
-    inline``) are optional. Any other key is rejected by name.
+    ``title``, ``timeout``, ``placement``, ...) and ``output_schema`` /
+    ``outputSchema`` are optional. Any other key is rejected by name.
     """
     if not isinstance(record, Mapping):
         raise ToolDefinitionError(
@@ -50,7 +49,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
     from forge.tools.schema._sources import SchemaSource, call_style
 
     options = {k: v for k, v in record.items() if k in OPTION_NAMES}
-    options["placement"] = record.get("placement") or ("inline" if record.get("cheap") else "auto")
+    options["placement"] = record.get("placement") or "auto"
     options["output_schema"] = _output_schema(name, record)
     fields = tool_fields(name, options)
     result = Tool(

@@ -80,9 +80,8 @@ class Tool:
     _returns: ReturnSchema | object | None = field(default=_UNSET, init=False, repr=False)
     """The output schema from the return annotation, once read (internal)."""
     _plain: bool = field(default=False, init=False, repr=False)
-    """No concurrency limit and no process: the engine's fast paths may run it (internal)."""
-    _direct: bool = field(default=False, init=False, repr=False)
-    """Plain, sync and without a timeout: ``registry.execute`` may call it inline (internal)."""
+    """No concurrency limit, output limit or process: the engine's fast path may run it
+    (internal)."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -98,8 +97,6 @@ class Tool:
             and self.output_limit is None
         )  # fmt: skip
         object.__setattr__(self, "_plain", plain)
-        direct = plain and self.timeout is None and not self.source.is_async
-        object.__setattr__(self, "_direct", direct)
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -156,16 +153,6 @@ class Tool:
         naming where and what; empty for a schema that needed none.
         """
         return tuple(getattr(self.source, "rewrites", ()))
-
-    @property
-    def cheap(self) -> bool:
-        """Whether the handler runs inline (``placement="inline"``)."""
-        return self.placement == "inline"
-
-    @property
-    def isolated(self) -> bool:
-        """Whether each call runs in a child process (``placement="process"``)."""
-        return self.placement == "process"
 
     @property
     def category(self) -> ToolCategory:

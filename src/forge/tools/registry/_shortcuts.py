@@ -1,9 +1,10 @@
 """The run methods a registry and its views share (`RunMethods`).
 
-Every run method goes through the one engine (`forge.tools.execution._pipeline`),
-an executor with no context, hooks or policy over the object itself, so a view's
-calls look tools up by the view's names. The raising methods turn the engine's
-unknown-tool and invalid-argument results into exceptions carrying the same message.
+Every run method delegates to the registry's default executor (`_engine`): a
+`ToolExecutor` with no context, hooks or policy over the object itself, so a
+view's calls look tools up by the view's names. None has a path of its own. The
+raising methods turn the executor's unknown-tool and invalid-argument results
+into exceptions carrying the same message (`_raise_for`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError, ToolNotFoundError, ToolValidationError
-from forge.tools.execution._run import _checked, failure, fault, finish, plain
-from forge.tools.values.results import ToolResult, _ok_for
 
 if TYPE_CHECKING:
     from forge.tools.execution.executor import ToolExecutor
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from forge.tools.turns import Turn, TurnStream
     from forge.tools.values.calls import ToolCall
     from forge.tools.values.context import ExecutionContext
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["RunMethods"]
 
@@ -67,40 +67,16 @@ class RunMethods:
         Both model-caused errors carry, as ``message``, the text every other entry
         point puts in its failed result (`forge.tools.execution.failures`).
         """
-        found = self.get(name)
-        if found is not None and found._direct and context is None:
-            compiled = found._compiled
-            if compiled is not None and compiled.run_sync is not None:
-                try:  # the engine's sync fast path, inlined: the hottest case of all
-                    result: ToolResult = compiled.run_sync(arguments, None)
-                except ToolValidationError:
-                    pass  # the engine builds the failure and its message
-                else:  # the runner has checked the output (see `_shaped`)
-                    return result if result.success else _shaped(result, self)
-        return _raise_for(self, name, self._engine().run_sync(name, arguments, context))
+        engine = self.__dict__.get("_run_engine") or self._engine()  # one lookup once built
+        result = engine.run_sync(name, arguments, context)
+        return result if result.success else _raise_for(self, name, result)
 
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """`execute` for async code (sync handlers run off the event loop unless placed inline)."""
-        found = self.get(name)
-        fn = _async_fn(found) if context is None and type(arguments) is dict else None
-        if fn is not None:
-            try:  # the engine's async fast path, inlined for a plain coroutine function
-                kwargs = found._compiled.validate_python(arguments)[1]  # type: ignore[union-attr, misc]
-            except Exception:
-                pass  # the engine validates again and builds the failure and its message
-            else:
-                try:
-                    out = await fn(**kwargs)
-                except Exception as exc:
-                    return _shaped(failure(found, exc), self)  # type: ignore[arg-type]
-                except BaseException as exc:
-                    return _shaped(fault(found, exc), self)  # type: ignore[arg-type]
-                if type(out) in _SCALARS and plain(out):
-                    return _ok_for(out, name, None)
-                return _shaped(finish(out, name), self)
-        result = await self._engine().run(name, arguments, context)
+        engine = self.__dict__.get("_run_engine") or self._engine()
+        result = await engine.run(name, arguments, context)
         return result if result.success else _raise_for(self, name, result)
 
     def execute_all(
@@ -108,7 +84,6 @@ class RunMethods:
         calls: Iterable[ToolCall | Mapping[str, Any]],
         *,
         context: ExecutionContext | None = None,
-        strict: bool | None = None,
     ) -> list[ToolResult]:
         """Run calls in order; always one result per call, tagged with its ``call_id``.
 
@@ -119,10 +94,7 @@ class RunMethods:
         Args:
             calls: `ToolCall`s or mappings with ``name``, ``arguments`` and ``id``.
             context: The calls' context (passed to tools that ask for it; its timeout holds).
-            strict: Deprecated and ignored: arguments answering strict-mode definitions are
-                always understood.
         """
-        _deprecated_strict(strict)
         return self._engine().execute_all_sync(calls, context, parallel=False)
 
     async def aexecute_all(
@@ -130,10 +102,8 @@ class RunMethods:
         calls: Iterable[ToolCall | Mapping[str, Any]],
         *,
         context: ExecutionContext | None = None,
-        strict: bool | None = None,
     ) -> list[ToolResult]:
         """`execute_all` for async code: calls run concurrently, results in call order."""
-        _deprecated_strict(strict)
         return await self._engine().execute_all(calls, context)
 
     def run_turn(
@@ -207,37 +177,3 @@ def _raise_for(registry: RunMethods, name: str, result: ToolResult) -> ToolResul
         ]
         raise ToolValidationError(name, errors, message=result.error)
     return result
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _async_fn(tool: Tool | None) -> Any:
-    """The coroutine function `aexecute` may call directly, if ``tool`` has one."""
-    if tool is None or not tool._plain or tool.timeout is not None or not tool.source.is_async:
-        return None
-    compiled = tool._compiled
-    return None if compiled is None or compiled.validate_python is None else compiled.fn
-
-
-def _shaped(result: ToolResult, runs: Any) -> ToolResult:
-    """What the engine's fast path does to a result that is not a plain success."""
-    from forge.tools.execution._steps import _log_outcome, _redacted
-
-    result = _checked(result)
-    if not result.success:
-        result = _redacted(result, runs._engine()._redact)  # the engine's default `Redaction`
-        _log_outcome(result.tool_name or "?", result, None)
-    return result
-
-
-def _deprecated_strict(strict: bool | None) -> None:
-    if strict is not None:
-        import warnings
-
-        warnings.warn(
-            "execute_all(strict=...) is deprecated and has no effect: arguments answering "
-            "strict-mode definitions are always understood",
-            DeprecationWarning,
-            stacklevel=3,
-        )

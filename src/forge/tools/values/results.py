@@ -1,4 +1,4 @@
-"""`ToolResult` and the kinds of failure a model can cause."""
+"""`ToolResult`, the outcome of one call, and the kinds of failure a model can cause."""
 
 from __future__ import annotations
 
@@ -59,6 +59,24 @@ class ToolResult:
         """Return a failed result with a message for the model and its kind."""
         return _make(cls, False, None, error, ErrorKind(error_kind), metadata, None, None)
 
+    @classmethod
+    def succeeded(
+        cls, output: Any, tool_name: str | None, call_id: str | None = None
+    ) -> ToolResult:
+        """Return a successful result of ``tool_name`` answering ``call_id``, no metadata.
+
+        The engine builds one on every call; this is `ok` without the keyword handling.
+        """
+        result = _new(cls)
+        _set_dict(
+            result,
+            {
+                "success": True, "output": output, "metadata": {}, "tool_name": tool_name,
+                "call_id": call_id,
+            },
+        )  # fmt: skip
+        return result
+
     def for_call(self, call_id: str | None, tool_name: str | None) -> ToolResult:
         """Return this result tagged with the call it answers."""
         result = _new(type(self))
@@ -109,26 +127,6 @@ def _make(  # noqa: PLR0917 - positional on purpose: this is the per-call hot pa
         {
             "success": success, "output": output, "error": error, "error_kind": kind,
             "metadata": metadata, "call_id": call_id, "tool_name": tool_name,
-        },
-    )  # fmt: skip
-    return result
-
-
-def _ok(output: Any, tool_name: str) -> ToolResult:
-    """Build a successful result on the hot path."""
-    result = _new(ToolResult)
-    _set_dict(result, {"success": True, "output": output, "metadata": {}, "tool_name": tool_name})
-    return result
-
-
-def _ok_for(output: Any, tool_name: str, call_id: str | None) -> ToolResult:
-    """Build a successful result answering a call, on the hot path."""
-    result = _new(ToolResult)
-    _set_dict(
-        result,
-        {
-            "success": True, "output": output, "metadata": {}, "tool_name": tool_name,
-            "call_id": call_id,
         },
     )  # fmt: skip
     return result

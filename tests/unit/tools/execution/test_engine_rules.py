@@ -1,14 +1,15 @@
 """One engine, one set of rules: every entry point gives the same result for the same call.
 
-Each case goes through every public way of running a tool, sync and async: the
-registry's run methods (the raising ones must raise with the same text), the
-`ToolExecutor` entry points (on the fast path and, with a hook installed, on
-the general path), `BaseTool.execute`, the MCP server (in process, and its
-call runner) and the LangChain bridge. The executor's ``execute_all`` entries
-run a batch: without hooks its calls take the batch fast path
-(`forge.tools._batch`), with a hook the general pipeline. All must agree on ``error_kind`` and on
-the message the model sees. The MCP server answers an unknown tool with a
-protocol error, as the MCP specification asks, so that case skips it.
+Each case goes through every public way of running a tool, sync and async. The
+executor has six run methods, three sync/async pairs (``run``, ``execute_call``,
+``execute_all``), each tried on the engine's fast path and, with a hook
+installed, on the general path. The rest delegate to them and stay as cases:
+the seed's ``execute``/``execute_sync``, a sequential sync batch, the registry's
+run methods (the raising ones must raise with the same text), `BaseTool.execute`,
+the MCP server (in process, and its call runner) and the LangChain bridge. All
+must agree on ``error_kind`` and on the message the model sees. The MCP server
+answers an unknown tool with a protocol error, as the MCP specification asks, so
+that case skips it.
 """
 
 from __future__ import annotations
@@ -261,14 +262,6 @@ def _executor_entries(
 
     every = _always
     return {
-        f"{label}.execute": (
-            lambda c, x: asyncio.run(ex.execute(c.name, x, **c.arguments)),
-            _kwargs_only,
-        ),
-        f"{label}.execute_sync": (
-            lambda c, x: ex.execute_sync(c.name, x, **c.arguments),
-            _kwargs_only,
-        ),
         f"{label}.run": (lambda c, x: asyncio.run(ex.run(c.name, c.arguments, x)), every),
         f"{label}.run_sync": (lambda c, x: ex.run_sync(c.name, c.arguments, x), every),
         f"{label}.execute_call": (lambda c, x: asyncio.run(ex.execute_call(call(c), x)), every),
@@ -278,9 +271,27 @@ def _executor_entries(
             every,
         ),
         f"{label}.execute_all_sync": (lambda c, x: ex.execute_all_sync([call(c)] * 2, x)[1], every),
-        f"{label}.execute_all_sync(parallel=False)": (
+    }
+
+
+def _delegates(ex: ToolExecutor) -> dict[str, tuple[Entry, Callable[[Case], bool]]]:
+    """The executor's seed names and its sequential sync batch: thin delegates."""
+
+    def call(c: Case) -> ToolCall:
+        return ToolCall.coerce({"id": "c1", "name": c.name, "arguments": c.arguments})
+
+    return {
+        "executor.execute": (
+            lambda c, x: asyncio.run(ex.execute(c.name, x, **c.arguments)),
+            _kwargs_only,
+        ),
+        "executor.execute_sync": (
+            lambda c, x: ex.execute_sync(c.name, x, **c.arguments),
+            _kwargs_only,
+        ),
+        "executor.execute_all_sync(parallel=False)": (
             lambda c, x: ex.execute_all_sync([call(c)], x, parallel=False)[0],
-            every,
+            _always,
         ),
     }
 
@@ -316,6 +327,7 @@ def _always(_c: Case) -> bool:
 ENTRIES: dict[str, tuple[Entry, Callable[[Case], bool]]] = {
     **_executor_entries("executor", PLAIN),
     **_executor_entries("executor+hooks", HOOKED),
+    **_delegates(PLAIN),
     "registry.execute": (_registry_execute, _always),
     "registry.aexecute": (_registry_aexecute, _always),
     "registry.execute_all": (_registry_execute_all, _always),

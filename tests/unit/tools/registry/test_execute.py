@@ -185,14 +185,24 @@ def kwargs_record_handler(count: int, mode: str, ratio: float = 0.5) -> Any:
     return {"count": count, "mode": mode, "ratio": ratio}
 
 
-def kwargs_record(*, cheap: bool = False) -> dict[str, Any]:
+def kwargs_record(*, placement: str = "auto") -> dict[str, Any]:
     return {
         "name": "kwrec",
         "description": "A record whose handler takes keyword arguments.",
         "parameters": record_schema(),
         "handler": kwargs_record_handler,
-        "cheap": cheap,
+        "placement": placement,
     }
+
+
+def test_placement_has_no_aliases() -> None:
+    """``placement`` is the one way to say where a handler runs: no ``cheap``/``isolated``."""
+    with pytest.raises(ToolDefinitionError, match="cheap"):
+        ToolRegistry([{**kwargs_record(), "cheap": True}])
+    inline = ToolRegistry([kwargs_record(placement="inline")]).get_or_raise("kwrec")
+    assert inline.placement == "inline"
+    assert not hasattr(inline, "cheap")
+    assert not hasattr(inline, "isolated")
 
 
 def test_record_handler_with_keyword_arguments() -> None:
@@ -207,10 +217,10 @@ def test_record_handler_with_keyword_arguments() -> None:
     assert info.value.missing == ("count",)
 
 
-@pytest.mark.parametrize("cheap", [False, True])
-def test_record_handler_outcomes_through_both_entry_points(cheap: bool) -> None:
+@pytest.mark.parametrize("placement", ["auto", "inline"])
+def test_record_handler_outcomes_through_both_entry_points(placement: str) -> None:
     """Record handlers return ok, passed-through and failed results from execute and aexecute."""
-    r = ToolRegistry([kwargs_record(cheap=cheap)])
+    r = ToolRegistry([kwargs_record(placement=placement)])
     for run in (r.execute, lambda *a: asyncio.run(r.aexecute(*a))):
         ok = run("kwrec", {"count": 1, "mode": "slow", "ratio": 2})
         assert ok.success
@@ -517,10 +527,10 @@ def test_aexecute_runs_sync_handlers_off_the_event_loop() -> None:
     assert result.output != loop_thread
 
 
-def test_aexecute_runs_cheap_sync_handlers_inline() -> None:
-    """aexecute() runs a sync handler of a cheap tool on the event loop's own thread."""
+def test_aexecute_runs_inline_sync_handlers_inline() -> None:
+    """aexecute() runs a sync handler placed inline on the event loop's own thread."""
     r = ToolRegistry([tool(placement="inline")(thread_id)])
-    assert r.get_or_raise("thread_id").cheap is True
+    assert r.get_or_raise("thread_id").placement == "inline"
 
     async def main() -> tuple[int, ToolResult]:
         return threading.get_ident(), await r.aexecute("thread_id")

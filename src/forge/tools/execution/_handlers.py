@@ -5,11 +5,11 @@ runs it: it takes the concurrency slots (the executor's and the tool's), then
 runs the handler where the tool's placement (`forge.tools.model.tool.Placement`) and
 the caller allow its deadline to hold:
 
-* from async code (`Placement._run_async`): an async handler is awaited under
+* from async code (`HandlerRuns._run_async`): an async handler is awaited under
   the deadline; a sync one runs on a worker thread, abandoned at the deadline,
   or inline for ``placement="inline"``; ``placement="process"`` runs a child
   process that is killed at the deadline;
-* from sync code (`Placement._run_blocking`, sync handlers only): on a worker
+* from sync code (`HandlerRuns._run_blocking`, sync handlers only): on a worker
   thread when the call has a deadline, inline when it has none or the tool is
   placed inline.
 """
@@ -28,8 +28,15 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools.execution import failures
 from forge.tools.execution._deadline import Expired, guard
 from forge.tools.execution._limits import Limiter
-from forge.tools.execution._run import _checked, call_sync, failure, fault, finish, start_async
-from forge.tools.execution._steps import _cancelling, _from_outcome
+from forge.tools.execution._outcomes import (
+    _checked,
+    being_cancelled,
+    call_sync,
+    finish,
+    handler_failed,
+    start_async,
+)
+from forge.tools.execution._steps import _from_outcome
 from forge.tools.execution._workers import Workers
 
 if TYPE_CHECKING:
@@ -43,10 +50,10 @@ if TYPE_CHECKING:
 _NO_DEADLINE = math.inf
 
 
-class Placement:
+class HandlerRuns:
     """The concurrency limits and worker threads of an engine, and the handler runs."""
 
-    def _init_placement(
+    def _init_handler_runs(
         self, max_concurrency: int | None, max_threads: int, backend: Backend | None = None
     ) -> None:
         self._backend = backend
@@ -120,7 +127,7 @@ class Placement:
                 return failures.no_slot(call.name, call.timeout, waiting[0].limit)  # type: ignore[arg-type]
             return failures.timeout(call.name, call.timeout)  # type: ignore[arg-type]
         except asyncio.CancelledError:
-            if _cancelling():
+            if being_cancelled():
                 raise
             return failures.cancelled(call.name)
         return result
@@ -148,19 +155,15 @@ class Placement:
         kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
         if self._remote(tool):
             return await self._backend.run(call, compiled)  # type: ignore[union-attr]
-        if tool.isolated:
+        if tool.placement == "process":
             return await self._isolated(call)
         if tool.source.is_async:
             try:
                 out = await start_async(compiled, kwargs, call.context)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                return failure(tool, exc)
             except BaseException as exc:
-                return fault(tool, exc)
+                return _checked(handler_failed(tool, exc))
             return _checked(finish(out, tool.name))
-        if tool.cheap:
+        if tool.placement == "inline":
             return _checked(call_sync(tool, compiled, kwargs, call.context))
         running = self._submit(tool, compiled, kwargs, call.context)
         try:
@@ -198,7 +201,7 @@ class Placement:
                     return failures.no_slot(call.name, seconds, limiter.limit)  # type: ignore[arg-type]
                 held.append(limiter)
             kwargs: dict[str, Any] = call.kwargs  # type: ignore[assignment]
-            if tool.cheap or deadline is None:
+            if tool.placement == "inline" or deadline is None:
                 return _checked(call_sync(tool, compiled, kwargs, call.context))
             running = self._submit(tool, compiled, kwargs, call.context)
             try:
@@ -224,7 +227,7 @@ class Placement:
             return failures.timeout(tool.name, seconds)  # type: ignore[arg-type]
         except asyncio.CancelledError:
             self._abandon(running)
-            if _cancelling():
+            if being_cancelled():
                 raise
             return failures.cancelled(tool.name)
         return _checked(result)

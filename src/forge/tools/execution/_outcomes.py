@@ -1,13 +1,18 @@
-"""Running one validated call: the shared core of every entry point (EX-1..EX-3)."""
+"""What a handler's run comes to: the sync runner, output checks, failures (internal).
+
+Each rule is written once here: how a handler's exception becomes a result
+(`handler_failed`), whether the current task is being cancelled
+(`being_cancelled`) and which deadline a call has (`seconds_for`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
 from forge.tools.execution import failures
-from forge.tools.values.results import ToolResult, _new, _ok, _set_dict
+from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
@@ -19,8 +24,9 @@ def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
     """Build the runner of the engine's sync fast path (a sync handler called inline).
 
     The runner validates (raising `ToolValidationError`), calls the handler and
-    wraps its value in a `ToolResult`; an exception from the handler becomes a
-    failed result. Async handlers have no runner: the engine awaits them.
+    wraps its value in a `ToolResult` a model can receive (`_checked`); an exception
+    from the handler becomes a failed result. Async handlers have no runner: the
+    engine awaits them.
     """
     if tool.source.is_async:
         return compiled
@@ -31,7 +37,7 @@ def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
     validate = compiled.validate
 
     def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-        return call_sync(tool, compiled, validate(args), context)
+        return _checked(call_sync(tool, compiled, validate(args), context))
 
     compiled.run_sync = run_sync
     return compiled
@@ -56,7 +62,7 @@ def _inline_runner(
     """The hottest path: a sync function validated by pydantic-core, all inlined."""
     from pydantic_core import ValidationError
 
-    name, scalars = tool.name, _SCALARS
+    name, scalars, succeeded = tool.name, _SCALARS, ToolResult.succeeded
 
     def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
         try:
@@ -65,18 +71,11 @@ def _inline_runner(
             kwargs = validate(args)  # raises ToolValidationError naming every field
         try:
             out = fn(**kwargs)
-        except Exception as exc:
-            return failure(tool, exc)
         except BaseException as exc:
-            return fault(tool, exc)
-        result = _new(ToolResult)
+            return _checked(handler_failed(tool, exc))
         if out.__class__ in scalars and plain(out):  # the common case: nothing else to do
-            _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
-            return result
-        if isinstance(out, ToolResult):
-            return out if out.tool_name else out.for_call(out.call_id, name)
-        _set_dict(result, {"success": True, "output": out, "metadata": {}, "tool_name": name})
-        return _checked(result)  # an output a model cannot receive becomes a failure
+            return succeeded(out, name)
+        return _checked(finish(out, name))  # an output a model cannot receive becomes a failure
 
     return run_sync
 
@@ -165,11 +164,6 @@ def _content(out: Any, tool_name: str | None) -> Any:
         return failures.bad_content(tool_name or "?", type(out).__name__, exc)
 
 
-def failure(tool: Tool, exc: Exception) -> ToolResult:
-    """Turn a handler exception into a failed result (TC-3a: no traceback unless opted in)."""
-    return failures.tool_error(tool, exc)
-
-
 def invalid(tool_name: str, exc: ToolValidationError, tool: Tool | None = None) -> ToolResult:
     """Turn a validation error into a failed result naming every bad field and its schema."""
     parameters = None
@@ -185,7 +179,7 @@ def finish(out: Any, name: str) -> ToolResult:
     """Wrap a handler's return value in a result tagged with the tool's name."""
     if isinstance(out, ToolResult):
         return out if out.tool_name else out.for_call(out.call_id, name)
-    return _ok(out, name)
+    return ToolResult.succeeded(out, name)
 
 
 def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: Any) -> ToolResult:
@@ -193,33 +187,35 @@ def call_sync(tool: Tool, compiled: Compiled, kwargs: dict[str, Any], context: A
     fn = compiled.fn
     try:
         out = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
-    except Exception as exc:
-        return failure(tool, exc)
     except BaseException as exc:
-        return fault(tool, exc)
+        return handler_failed(tool, exc)
     return finish(out, tool.name)
 
 
-def fault(tool: Tool, exc: BaseException) -> ToolResult:
-    """A handler raised a ``BaseException`` that is not an ``Exception``.
+def handler_failed(tool: Tool, exc: BaseException) -> ToolResult:
+    """The result of a handler that raised ``exc`` (the one place that decides it).
 
-    `asyncio.CancelledError` it raised by itself gives a ``cancelled`` result;
-    ``SystemExit``, ``GeneratorExit`` and other ``BaseException`` subclasses are
-    the handler's fault and give a failed result, like any exception. A
-    ``KeyboardInterrupt``, and a cancellation of the caller's task, propagate.
+    Any ``Exception`` is the handler's fault: a failed result (no traceback unless the
+    tool opts in). `asyncio.CancelledError` it raised by itself gives a ``cancelled``
+    result; ``SystemExit``, ``GeneratorExit`` and other ``BaseException`` subclasses are
+    the handler's fault too. A ``KeyboardInterrupt``, and a cancellation of the
+    caller's task, propagate.
     """
-    import asyncio
-
+    if isinstance(exc, Exception):
+        return failures.tool_error(tool, exc)
     if isinstance(exc, KeyboardInterrupt):
         raise exc
+    import asyncio
+
     if isinstance(exc, asyncio.CancelledError):
-        if _being_cancelled():
+        if being_cancelled():
             raise exc
         return failures.cancelled(tool.name)
     return failures.tool_error(tool, exc)
 
 
-def _being_cancelled() -> bool:
+def being_cancelled() -> bool:
+    """Whether the current task has been asked to cancel (not just met a stray CancelledError)."""
     import asyncio
 
     try:
@@ -229,69 +225,18 @@ def _being_cancelled() -> bool:
     return task is not None and task.cancelling() > 0
 
 
+def seconds_for(
+    tool: Tool | None, ctx: ExecutionContext | None, timeout: float | None
+) -> float | None:
+    """A call's deadline in seconds: its own, else the tool's, else the context's."""
+    if timeout:
+        return timeout
+    if tool is not None and tool.timeout:
+        return tool.timeout
+    return ctx.timeout if ctx is not None else None
+
+
 def start_async(compiled: Compiled, kwargs: dict[str, Any], context: Any) -> Any:
     """Start an async handler with validated ``kwargs``; return its awaitable (not awaited)."""
     fn = compiled.fn
     return fn(**kwargs) if fn is not None else compiled.invoke(kwargs, context)
-
-
-def _run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run ``coro`` on a private event loop (on a helper thread if this one runs a loop)."""
-    import asyncio
-    import concurrent.futures
-    import contextvars
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return _run_private(coro)
-    run = contextvars.copy_context().run  # the caller's context (a current span) goes along
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="forge-sync") as pool:
-        return pool.submit(run, _run_private, coro).result()
-
-
-def _run_private(coro: Coroutine[Any, Any, Any]) -> Any:
-    """`asyncio.run`, except that it never waits for handlers left behind at their deadline.
-
-    `asyncio.run` cancels the tasks still running at the end and waits for them;
-    a handler that ignores cancellation would hold the sync caller past its
-    deadline. Here such tasks keep the loop, on a daemon thread, until they end.
-    """
-    import asyncio
-
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(coro)
-    finally:
-        _close(loop)
-
-
-def _close(loop: Any) -> None:
-    import asyncio
-    import threading
-
-    left = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in left:
-        task.cancel()
-    if left:
-        loop.run_until_complete(asyncio.wait(left, timeout=0))
-        left = [task for task in left if not task.done()]
-    if left:
-        threading.Thread(target=_drain, args=(loop, left), daemon=True).start()
-        return
-    _shut(loop)
-
-
-def _drain(loop: Any, left: list[Any]) -> None:
-    import asyncio
-
-    loop.run_until_complete(asyncio.wait(left))
-    _shut(loop)
-
-
-def _shut(loop: Any) -> None:
-    try:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.run_until_complete(loop.shutdown_default_executor())
-    finally:
-        loop.close()
