@@ -23,8 +23,7 @@ from forge.core.logging import get_logger
 from forge.tools.registry import EVENTS
 
 if TYPE_CHECKING:
-    from forge.tools.registry import RegistryEvent, ToolRegistry
-    from forge.tools.views import ToolView
+    from forge.tools import RegistryEvent, ToolRegistry, ToolView
 
 __all__ = ["ChangeFeed", "StreamBudget", "event_stream", "sse"]
 

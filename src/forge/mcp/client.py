@@ -1,4 +1,4 @@
-"""Import the tools of a running MCP server into a registry (IN-2).
+"""Import the tools of a running MCP server into a registry.
 
 `MCPClient` keeps one connection to the server (a stdio command or a
 streamable HTTP URL) on a background thread with its own event loop, so its

@@ -1,4 +1,4 @@
-"""The gateway tests start the MCP tests' servers: their helpers are importable here too."""
+"""The gateway tests start the MCP tests' servers: their helpers and fixtures serve here too."""
 
 from __future__ import annotations
 
@@ -6,3 +6,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp" / "servers"))
+
+from tests.unit.mcp.conftest import relay, start_http
+
+__all__ = ["relay", "start_http"]
