@@ -15,6 +15,9 @@ from mcp_harness import TOOLS_SPEC, HttpServer, Relay, server_env, stdio_params
 
 from forge.mcp import MCPClient, import_tools
 from forge.tools import ToolRegistry
+from tests.unit.tools.conftest import copied
+
+__all__ = ["copied"]  # the snapshot-counting fixture of the library's tests
 
 
 @pytest.fixture(scope="module")
