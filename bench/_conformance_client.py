@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Any
 
+from forge.mcp import MCPConnectionError, import_tools
 from forge.tools import ToolRegistry
-from forge.tools.integrations.mcp import MCPConnectionError, import_tools
 
 #: The tool each scenario's server offers, and the arguments to call it with.
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {

@@ -49,8 +49,8 @@ def import_seconds(count: int) -> tuple[float, float]:
     """Seconds to import a stdio server's ``count`` tools, then to close the client."""
     from mcp import StdioServerParameters
 
+    from forge.mcp import import_tools
     from forge.tools import ToolRegistry
-    from forge.tools.integrations.mcp import import_tools
 
     registry = ToolRegistry()
     server = StdioServerParameters(command=sys.executable, args=[SERVER, str(count)])

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from forge.examples import example_registry
 from forge.tools import ToolRegistry, tool
-from tests.unit.tools.integrations.mcp.servers.thread_server import ThreadServer
+from tests.unit.mcp.servers.thread_server import ThreadServer
 
 CHROMIUM_ENV = "FORGE_CHROMIUM"
 """Names the Chromium binary to use instead of ``/usr/bin/chromium`` or ``chromium`` on PATH."""

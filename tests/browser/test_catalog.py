@@ -389,7 +389,7 @@ def test_assets_are_served_by_the_package(catalog: CatalogServer) -> None:
     headers = {"Authorization": f"Bearer {TOKEN}"}
     index = httpx.get(catalog.url, headers=headers)
     assert "default-src 'self'" in index.headers["content-security-policy"]
-    static = Path(__file__).resolve().parents[2] / "src/forge/tools/catalog/static"
+    static = Path(__file__).resolve().parents[2] / "src/forge/catalog/static"
     for name in ("app.js", "form.js", "dom.js", "app.css"):
         served = httpx.get(f"{catalog.url}static/{name}", headers=headers)
         assert served.status_code == 200

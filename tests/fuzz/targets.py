@@ -169,9 +169,9 @@ def check_export(schema: Any) -> None:
 def check_gateway_names(layout: dict[str, Any]) -> None:
     """A servers file loads or raises `ServersFileError`; then every name the gateway would
     serve has exactly one owner, the server that lists it (colliding prefixes refused)."""
-    from forge.tools.integrations.mcp import MCPClient
-    from forge.tools.integrations.mcp.gateway import Gateway
-    from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
+    from forge.gateway.config import ServersFileError, parse_servers
+    from forge.gateway.gateway import Gateway
+    from forge.mcp import MCPClient
     from forge.tools.schema._names import is_valid_name
 
     try:
@@ -212,9 +212,9 @@ def _fuzzed_catalog(with_token: bool) -> tuple[Any, list[str], dict[str, str]]:
 
     import httpx
 
+    from forge.catalog import Catalog
+    from forge.catalog.app import catalog_app
     from forge.tools import tool
-    from forge.tools.catalog import Catalog
-    from forge.tools.catalog.app import catalog_app
 
     ran: list[str] = []
 
@@ -297,7 +297,7 @@ def _size(value: Any) -> int:
 def check_schema_bomb(schema: dict[str, Any]) -> None:
     """A schema of fan-out references: every export, estimate, lint, prompt and catalog
     page of it builds a bounded result; ``errors="raise"`` raises only the conversion error."""
-    from forge.tools.catalog.detail import tool_detail
+    from forge.catalog.detail import tool_detail
     from forge.tools.deferral._budget import tool_tokens
     from forge.tools.formats import PROVIDERS as FORMATS
     from forge.tools.formats import convert_all
@@ -365,8 +365,8 @@ def check_openapi(case: tuple[str, Any]) -> None:
 
 def check_servers(case: tuple[dict[str, Any], dict[str, str], list[str]]) -> None:
     """A servers file gives a config or `ServersFileError`; neither ever shows a credential."""
-    from forge.tools.integrations.mcp._secrets import header_problem
-    from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
+    from forge.gateway.config import ServersFileError, parse_servers
+    from forge.mcp.credentials import header_problem
 
     document, environ, secrets = case
     try:

@@ -137,6 +137,19 @@ def test_layers_contract_fails_on_a_wrong_way_import(tmp_path: Path) -> None:
     assert "forge.tools.values.context -> forge.tools.registry" in proc.stdout
 
 
+def test_the_library_importing_a_product_breaks_a_contract(tmp_path: Path) -> None:
+    """`forge.tools` importing a product beside it (here the MCP server) is refused."""
+    src = tmp_path / "src"
+    shutil.copytree(SRC / "forge", src / "forge", ignore=shutil.ignore_patterns("__pycache__"))
+    executor = src / "forge" / "tools" / "executor.py"
+    wrong_way = "import typing\n\nif typing.TYPE_CHECKING:\n    import forge.mcp.server\n"
+    executor.write_text(executor.read_text(encoding="utf-8") + wrong_way, encoding="utf-8")
+    proc = _lint_imports(src, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "The library (forge.tools) imports none of the products beside it BROKEN" in proc.stdout
+    assert "forge.tools.executor -> forge.mcp.server" in proc.stdout
+
+
 @pytest.mark.parametrize(
     ("module", "names"),
     [

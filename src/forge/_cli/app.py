@@ -462,7 +462,7 @@ def serve(
         )  # fmt: skip
         return
     try:
-        from forge.tools.integrations.mcp.command import run_serve
+        from forge.mcp.command import run_serve
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
     registry = load_registry(config, spec, strict_config=strict_config, allow_private=allow_private)
@@ -479,7 +479,7 @@ def _serve_gateway(
     search_only: bool, separator: str | None, search: dict[str, Any],
 ) -> None:  # fmt: skip
     try:
-        from forge.tools.integrations.mcp.gateway_command import run_gateway
+        from forge.gateway.command import run_gateway
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
     code = run_gateway(

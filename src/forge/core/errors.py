@@ -24,20 +24,20 @@ raises it, or needing an optional dependency) is marked with where to import it:
     ├── BlockedAddressError(ForgeError, PermissionError) an HTTP tool's target is not allowed
     ├── ClientCapabilityError(ForgeError, RuntimeError)  the caller cannot answer a tool's question
     ├── MCPConnectionError(ForgeError, ConnectionError)  an MCP server cannot be reached
-    │       import from forge.tools.integrations.mcp
+    │       import from forge.mcp
     ├── HeaderValueError(ForgeError, ValueError)        an MCP server's header HTTP cannot send
-    │       import from forge.tools.integrations.mcp
+    │       import from forge.mcp
     ├── InsecureBindError(ForgeError, ValueError)        HTTP beyond loopback without a token
-    │       import from forge.tools.integrations.mcp
+    │       import from forge.mcp
     ├── ServersFileError(ForgeError, ValueError)         a gateway's servers.json that is invalid
-    │       import from forge.tools.integrations.mcp
+    │       import from forge.gateway
     ├── OpenAPIError(ForgeError, ValueError)             an OpenAPI document that cannot be read
     │       import from forge.tools.config.openapi
     ├── ToolsSpecError(ForgeError, ValueError)           a MODULE:ATTR that is not tools
     ├── BadRequestError(ForgeError, ValueError)          a catalog request that cannot be used
-    │       import from forge.tools.catalog
+    │       import from forge.catalog
     └── ConfirmationRequiredError(ForgeError, PermissionError)  a destructive run not confirmed
-            import from forge.tools.catalog
+            import from forge.catalog
 
     ConfigWarning(UserWarning)                           invalid tools skipped (non-strict loading)
     RemoteFallbackWarning(RuntimeWarning)                a handler Ray cannot ship runs locally

@@ -89,7 +89,7 @@ def test_over_mcp_etc_passwd_is_an_error_result(sandbox: Path) -> None:
     """`forge-tools serve`'s server answers a read of /etc/passwd with an isError result."""
     from mcp import Client
 
-    from forge.tools.integrations.mcp import MCPToolServer
+    from forge.mcp import MCPToolServer
 
     server = MCPToolServer(example_registry())
 

@@ -25,7 +25,7 @@ _LANGCHAIN = (
 )
 _MCP_DEFINITION = (
     "an MCP tool definition, which has no handler here: register a running server's "
-    "tools with forge.tools.integrations.mcp.import_tools(registry, server) (needs the mcp "
+    "tools with forge.mcp.import_tools(registry, server) (needs the mcp "
     "extra), or register a record mapping with 'name', 'description', 'parameters' "
     "(the tool's inputSchema) and a 'handler'"
 )

@@ -4,9 +4,9 @@ Each case goes through every public way of running a tool, sync and async. The
 executor has six run methods, three sync/async pairs (``run``, ``execute_call``,
 ``execute_all``), each tried on the engine's fast path and, with a hook
 installed, on the general path. The rest delegate to them and stay as cases:
-the seed's ``execute``/``execute_sync``, a sequential sync batch, the registry's
+the original design's ``execute``/``execute_sync``, a sequential sync batch, the registry's
 run methods (the raising ones must raise with the same text), `BaseTool.execute`,
-the MCP server (in process, and its call runner) and the LangChain bridge. All
+the MCP server (in process) and the LangChain bridge. All
 must agree on ``error_kind`` and on the message the model sees. The MCP server
 answers an unknown tool with a protocol error, as the MCP specification asks, so
 that case skips it.
@@ -234,8 +234,8 @@ def _mcp_server(case: Case, ctx: ExecutionContext | None) -> ToolResult:
     """A ``tools/call`` through the MCP server, in process; the kind travels in ``_meta``."""
     from mcp import Client
 
-    from forge.tools.integrations.mcp import MCPToolServer
-    from forge.tools.integrations.mcp._convert import from_call_result
+    from forge.mcp import MCPToolServer
+    from forge.mcp._convert import from_call_result
 
     async def call() -> ToolResult:
         server = MCPToolServer(REGISTRY, executor=ToolExecutor(REGISTRY, context=ctx))
@@ -245,13 +245,6 @@ def _mcp_server(case: Case, ctx: ExecutionContext | None) -> ToolResult:
         return result
 
     return asyncio.run(call())
-
-
-def _mcp(case: Case, ctx: ExecutionContext | None) -> ToolResult:
-    from forge.tools.integrations.mcp.runner import registry_runner
-
-    result: ToolResult = asyncio.run(registry_runner(REGISTRY, ctx)(case.name, case.arguments))
-    return result
 
 
 def _executor_entries(
@@ -333,7 +326,6 @@ ENTRIES: dict[str, tuple[Entry, Callable[[Case], bool]]] = {
     "registry.execute_all": (_registry_execute_all, _always),
     "registry.aexecute_all": (_registry_aexecute_all, _always),
     "BaseTool.execute": (_base_tool, lambda c: c.name == "calc"),
-    "mcp runner": (_mcp, _kwargs_only),
     # A dry run has no output, which an MCP client checks against the tool's output schema.
     "mcp server": (
         _mcp_server,
@@ -384,8 +376,6 @@ def test_every_entry_point_gives_the_same_result(case: str, entry: str) -> None:
 
 
 def _async_entries() -> dict[str, Callable[[], Any]]:
-    from forge.tools.integrations.mcp.runner import registry_runner
-
     args = {"x": 1}
     call = ToolCall("c1", "aslow", args)
     return {
@@ -397,7 +387,6 @@ def _async_entries() -> dict[str, Callable[[], Any]]:
         "registry.aexecute": lambda: REGISTRY.aexecute("aslow", args),
         "registry.aexecute_all": lambda: REGISTRY.aexecute_all([call, call]),
         "BaseTool.execute": lambda: CALC.execute(ExecutionContext(), x=1, mode="slow"),
-        "mcp runner": lambda: registry_runner(REGISTRY)("aslow", args),
     }
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from forge.mcp import MCPToolServer
 from forge.tools import (
     ErrorKind,
     ToolCall,
@@ -24,7 +25,6 @@ from forge.tools import (
     tool,
 )
 from forge.tools.execution.executor import ToolExecutor
-from forge.tools.integrations.mcp import MCPToolServer
 from forge.tools.replies import FORMATTERS
 
 

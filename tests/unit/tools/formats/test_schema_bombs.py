@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from forge.catalog.detail import tool_detail
 from forge.core.errors import SchemaConversionError
 from forge.tools import Tool, ToolRegistry, from_record
-from forge.tools.catalog.detail import tool_detail
 from forge.tools.deferral._budget import tool_tokens
 from forge.tools.formats import PROVIDERS, convert, convert_all
 from forge.tools.formats.limits import MAX_BUILT_SCHEMA

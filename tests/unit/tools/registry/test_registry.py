@@ -1064,7 +1064,7 @@ def test_registering_an_mcp_tool_definition_names_import_tools() -> None:
     import mcp.types
 
     spec = mcp.types.Tool(name="remote", inputSchema={"type": "object"})
-    with pytest.raises(ToolDefinitionError, match=r"forge\.tools\.integrations\.mcp\.import_tools"):
+    with pytest.raises(ToolDefinitionError, match=r"forge\.mcp\.import_tools"):
         ToolRegistry().register(spec)
 
 

@@ -285,7 +285,7 @@ def test_mcp_blocks_import_back_to_the_same_parts() -> None:
     """format_mcp then the client's import gives back equal parts (no base64 left in text)."""
     import mcp_types as types
 
-    from forge.tools.integrations.mcp._convert import from_call_result
+    from forge.mcp._convert import from_call_result
 
     parts = list(PARTS.values())
     (wire,) = format_results(ToolResult.ok(parts).for_call("m", "t"), "mcp")
@@ -340,7 +340,7 @@ def test_unreadable_content_becomes_a_note_not_a_crash(tmp_path: Any) -> None:
     """A result holding a path that is gone, or an MCP block with broken base64, says so."""
     import mcp_types as types
 
-    from forge.tools.integrations.mcp._convert import from_call_result
+    from forge.mcp._convert import from_call_result
 
     gone = ToolResult.ok(tmp_path / "gone.png").for_call("c", "t")
     (message,) = format_results(gone, "anthropic")

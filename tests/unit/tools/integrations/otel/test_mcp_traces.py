@@ -16,9 +16,9 @@ import pytest
 from mcp import StdioServerParameters
 from opentelemetry.sdk.trace import ReadableSpan
 
+from forge.mcp import MCPClient, MCPToolServer, import_tools
+from forge.mcp.serve import serve_http
 from forge.tools import ToolExecutor, ToolRegistry, tool
-from forge.tools.integrations.mcp import MCPClient, MCPToolServer, import_tools
-from forge.tools.integrations.mcp.serve import serve_http
 
 from .conftest import Telemetry
 

@@ -8,9 +8,9 @@ import os
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
 
+from forge.mcp import MCPToolServer
+from forge.mcp.serve import serve_stdio
 from forge.tools import ToolExecutor, ToolRegistry, tool
-from forge.tools.integrations.mcp import MCPToolServer
-from forge.tools.integrations.mcp.serve import serve_stdio
 from forge.tools.integrations.otel import OpenTelemetryHook
 
 

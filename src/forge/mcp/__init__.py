@@ -1,0 +1,47 @@
+"""MCP beside the library: serve a registry over MCP, and import a remote server's tools.
+
+This package needs the ``mcp`` extra (``pip install '.[mcp]'`` in a checkout, or the wheel
+with ``[mcp]``); without it, importing it raises `forge.core.errors.MissingDependencyError`.
+Nothing in `forge.tools` imports it; it uses only the library's public API.
+
+* `MCPToolServer` / `serve`: a `ToolRegistry` served with the official SDK's
+  low-level server, over stdio or streamable HTTP; its calls run through a `ToolExecutor`.
+* `SearchOnlyServer`: a server whose sessions see a search tool and the tools it revealed.
+* `MCPClient` / `import_tools`: the tools of a running MCP server registered in
+  a registry and called through it like local tools.
+
+Many servers served as one (``forge-tools serve --servers``) is `forge.gateway`.
+"""
+
+from __future__ import annotations
+
+try:
+    import mcp as _mcp  # noqa: F401 - fail early, naming the extra
+except ImportError as exc:  # pragma: no cover - the dev environment has the extra
+    from forge.core.errors import MissingDependencyError
+
+    raise MissingDependencyError("mcp", "mcp") from exc
+
+from forge.mcp._channel import call_context
+from forge.mcp._outcomes import MCPConnectionError
+from forge.mcp.client import MCPClient, import_tools
+from forge.mcp.credentials import HeaderValueError
+from forge.mcp.limits import HttpLimits
+from forge.mcp.search_only import SearchOnlyServer
+from forge.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
+from forge.mcp.server import MCPToolServer
+
+__all__ = [
+    "DEFAULT_PORT",
+    "TOKEN_ENV",
+    "HeaderValueError",
+    "HttpLimits",
+    "InsecureBindError",
+    "MCPClient",
+    "MCPConnectionError",
+    "MCPToolServer",
+    "SearchOnlyServer",
+    "call_context",
+    "import_tools",
+    "serve",
+]
