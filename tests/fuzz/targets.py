@@ -172,7 +172,7 @@ def check_gateway_names(layout: dict[str, Any]) -> None:
     from forge.tools.integrations.mcp import MCPClient
     from forge.tools.integrations.mcp.gateway import Gateway
     from forge.tools.integrations.mcp.gateway_config import ServersFileError, parse_servers
-    from forge.tools.schema._names import is_valid_name
+    from forge.tools.schema import is_valid_name
 
     try:
         config = parse_servers(layout["document"], {}, separator=layout["separator"])

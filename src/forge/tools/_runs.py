@@ -13,8 +13,10 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError, ToolNotFoundError, ToolValidationError
-from forge.tools.execution._run import _checked, failure, fault, finish, plain
-from forge.tools.values.results import ToolResult, _ok_for
+from forge.tools.execution import checked as _checked
+from forge.tools.execution import failure, fault, finish, plain
+from forge.tools.values import ok_result_for as _ok_for
+from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.execution.executor import ToolExecutor
@@ -222,7 +224,8 @@ def _async_fn(tool: Tool | None) -> Any:
 
 def _shaped(result: ToolResult, runs: Any) -> ToolResult:
     """What the engine's fast path does to a result that is not a plain success."""
-    from forge.tools.execution._steps import _log_outcome, _redacted
+    from forge.tools.execution import log_outcome as _log_outcome
+    from forge.tools.execution import redacted as _redacted
 
     result = _checked(result)
     if not result.success:

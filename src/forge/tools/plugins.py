@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from forge.core.logging import get_logger
 
 if TYPE_CHECKING:
-    from forge.tools.store._store import ToolStore
+    from forge.tools.store import ToolStore
 
 __all__ = ["PLUGIN_GROUP", "PluginReport", "load_plugins"]
 

@@ -12,7 +12,7 @@ independent registries. `default_registry()` returns the process-wide one.
 Reads are safe to change. Lists a read returns are new on each call; what
 every caller shares (tool schemas, cached provider definitions, LangChain
 tools) is read-only and raises ``TypeError`` on change, naming how to get a
-copy (`forge.tools.values._readonly`: dict and list subclasses, so JSON encoders,
+copy (`forge.tools.values.readonly`: dict and list subclasses, so JSON encoders,
 httpx and the provider SDKs take them as they are).
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from forge.tools.model.tool import Tool
-from forge.tools.store._store import EVENTS, RegistryEvent, ToolStore, to_tool
+from forge.tools.store import EVENTS, RegistryEvent, ToolStore, to_tool
 from forge.tools.views import ToolReads
 
 if TYPE_CHECKING:

@@ -22,14 +22,16 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from forge.core.errors import DuplicateToolError, ToolNotFoundError
 from forge.tools._runs import RunMethods
-from forge.tools.schema._names import check_name
-from forge.tools.store._derived import (
+from forge.tools.schema import check_name
+from forge.tools.store import (
+    EventType,
+    Listener,
+    ToolStore,
     prompt_text,
     provider_conversion,
     provider_definitions,
     search_tools,
 )
-from forge.tools.store._store import EventType, Listener, ToolStore
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
     from forge.tools.formats.report import Conversion, Errors
     from forge.tools.model.prompt import PromptKeywords, PromptOptions
     from forge.tools.model.tool import Tool
-    from forge.tools.store._store import ToolSource
+    from forge.tools.store import ToolSource
     from forge.tools.values.context import ExecutionContext
 
 __all__ = ["ToolReads", "ToolView"]

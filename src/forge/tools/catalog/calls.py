@@ -16,7 +16,7 @@ from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationErr
 from forge.core.logging import get_logger
 from forge.tools.catalog.paths import format_field, split_path
 from forge.tools.execution import failures
-from forge.tools.values._jsonable import to_jsonable
+from forge.tools.values.jsonable import to_jsonable
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:

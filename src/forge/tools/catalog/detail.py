@@ -10,7 +10,7 @@ from forge.tools.catalog.providers import PROVIDER_LABELS, provider_entries
 from forge.tools.formats import PROVIDERS
 from forge.tools.formats.report import NOTABLE
 from forge.tools.model.lint import lint_tool
-from forge.tools.values._jsonable import to_jsonable
+from forge.tools.values.jsonable import to_jsonable
 
 if TYPE_CHECKING:
     from forge.tools.model.lint import LintFinding

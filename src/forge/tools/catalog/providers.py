@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.logging import get_logger
 from forge.tools.formats import PROVIDERS, convert
-from forge.tools.values._jsonable import to_jsonable
+from forge.tools.values.jsonable import to_jsonable
 
 if TYPE_CHECKING:
     from forge.tools.formats.report import ConversionReport

@@ -35,8 +35,9 @@ from forge.tools.execution._steps import (
     _validate,
     logger,
 )
+from forge.tools.values import ok_result_for as _ok_for
 from forge.tools.values.calls import ToolCall
-from forge.tools.values.results import ErrorKind, ToolResult, _ok_for
+from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.execution._pipeline import Engine

@@ -73,9 +73,10 @@ from forge.tools.execution._steps import (
 )
 from forge.tools.execution.hooks import ToolInvocation
 from forge.tools.execution.permissions import decide
+from forge.tools.values import ok_result_for as _ok_for
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.context import ExecutionContext
-from forge.tools.values.results import ToolResult, _ok_for
+from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -84,8 +85,8 @@ if TYPE_CHECKING:
     from forge.tools.execution.backend import Backend
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
-    from forge.tools.store._store import ToolSource
+    from forge.tools.schema import Compiled
+    from forge.tools.store import ToolSource
     from forge.tools.values.output_limit import OutputLimit
 
 

@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
 from forge.tools.execution import failures
-from forge.tools.values.results import ToolResult, _new, _ok, _set_dict
+from forge.tools.values import new_result as _new
+from forge.tools.values import ok_result as _ok
+from forge.tools.values import set_result_fields as _set_dict
+from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
     from forge.tools.values.context import ExecutionContext
 
 

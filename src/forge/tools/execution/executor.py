@@ -24,7 +24,7 @@ breaks `format_results` or the MCP server later: a generator or other
 iterator (it can be read only once; return a list), an integer of more than
 4,300 digits, text with a lone surrogate (UTF-8 cannot carry it), a cycle, or
 an object no JSON rule converts. NaN and infinities are sent as the strings
-``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (`forge.tools.values._jsonable`).
+``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (`forge.tools.values.jsonable`).
 
 Every entry point, sync or async, runs the same pipeline
 (`forge.tools.execution._pipeline`), so the same call gets the same result everywhere.
@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.backend import Backend
     from forge.tools.execution.metrics import ExecutionMetrics
     from forge.tools.execution.permissions import Approver, PermissionPolicy
-    from forge.tools.store._store import ToolSource
+    from forge.tools.store import ToolSource
     from forge.tools.turns import Turn, TurnStream
 
 __all__ = ["ToolExecutor"]
@@ -221,7 +221,7 @@ class ToolExecutor(Engine):
 
     def get_all_schemas(self, format: str = "openai") -> list[dict[str, Any]]:
         """Return every tool's definition in a provider's format (``registry.to_provider``)."""
-        from forge.tools.store._derived import provider_definitions
+        from forge.tools.store import provider_definitions
 
         return provider_definitions(self._registry, format)
 

@@ -13,8 +13,8 @@ from typing import TypeAlias
 from forge.core.errors import ToolDefinitionError
 from forge.tools.execution.executor import ToolExecutor
 from forge.tools.model.tool import Tool
-from forge.tools.replies._content import describe, reply
-from forge.tools.store._store import ToolSource
+from forge.tools.replies import describe, reply
+from forge.tools.store import ToolSource
 from forge.tools.values.results import ErrorKind, ToolResult
 
 __all__ = ["ARGUMENT_ERRORS", "Tools", "as_executor", "model_text", "tools_of"]

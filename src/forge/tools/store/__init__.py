@@ -6,6 +6,32 @@ cached until the next change. `forge.tools.registry.ToolRegistry` is a store plu
 thin methods over these, the engine, factories and plugins.
 """
 
-from forge.tools.store._store import EVENTS, RegistryEvent, ToolSource, ToolStore, to_tool
+from forge.tools.store._derived import (
+    prompt_text,
+    provider_conversion,
+    provider_definitions,
+    search_tools,
+)
+from forge.tools.store._store import (
+    EVENTS,
+    EventType,
+    Listener,
+    RegistryEvent,
+    ToolSource,
+    ToolStore,
+    to_tool,
+)
 
-__all__ = ["EVENTS", "RegistryEvent", "ToolSource", "ToolStore", "to_tool"]
+__all__ = [
+    "EVENTS",
+    "EventType",
+    "Listener",
+    "RegistryEvent",
+    "ToolSource",
+    "ToolStore",
+    "prompt_text",
+    "provider_conversion",
+    "provider_definitions",
+    "search_tools",
+    "to_tool",
+]

@@ -15,7 +15,7 @@ consistent state.
 Reads are safe to change. Lists a read returns are new on each call; what
 every caller shares (tool schemas, cached provider definitions, LangChain
 tools) is read-only and raises ``TypeError`` on change, naming how to get a
-copy (`forge.tools.values._readonly`: dict and list subclasses, so JSON encoders,
+copy (`forge.tools.values.readonly`: dict and list subclasses, so JSON encoders,
 httpx and the provider SDKs take them as they are).
 """
 
@@ -28,9 +28,9 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from forge.core._text import article
 from forge.core.errors import DuplicateToolError, ToolDefinitionError, ToolNotFoundError
 from forge.core.logging import get_logger
+from forge.core.text import article
 from forge.tools.model.tool import Tool
 from forge.tools.values.categories import ToolCategory
 

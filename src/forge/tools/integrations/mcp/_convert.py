@@ -19,8 +19,8 @@ from forge.tools import ErrorKind, ToolResult
 from forge.tools.formats.mcp import WRAPPED_META, needs_wrapping, unwrap_output, wrap_output
 from forge.tools.integrations.mcp._content import imported_content
 from forge.tools.replies.mcp import TRUNCATED_META, format_mcp_one
-from forge.tools.values._jsonable import to_jsonable
 from forge.tools.values.content import is_content
+from forge.tools.values.jsonable import to_jsonable
 
 __all__ = ["ERROR_KIND_META", "RETRYABLE_META", "call_result", "from_call_result"]
 

@@ -54,7 +54,7 @@ from forge.tools.integrations.mcp.gateway_config import (
 )
 from forge.tools.integrations.mcp.runner import executor_runner
 from forge.tools.integrations.mcp.server import MCPToolServer
-from forge.tools.schema._names import is_valid_name
+from forge.tools.schema import is_valid_name
 
 __all__ = ["Gateway"]
 

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from forge.core.errors import ForgeError
 from forge.tools.integrations.mcp._secrets import header_problem, safe_url
-from forge.tools.schema._names import is_valid_name
+from forge.tools.schema import is_valid_name
 
 __all__ = [
     "DEFAULT_SEPARATOR",

@@ -47,8 +47,8 @@ from forge.tools.integrations.mcp._listing import listable_tools
 from forge.tools.integrations.mcp.runner import CLIENT, CallRunner, executor_runner
 from forge.tools.integrations.otel import attach_context
 from forge.tools.registry import EVENTS
-from forge.tools.schema._validation import no_remote_refs
-from forge.tools.values._readonly import thaw
+from forge.tools.schema import no_remote_refs
+from forge.tools.values.readonly import thaw
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext

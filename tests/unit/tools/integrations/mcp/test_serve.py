@@ -23,8 +23,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_harness import FORGE_TOOLS, TOOLS_SPEC, HttpServer, server_env
 
-from forge._cli.spec import ToolsSpecError, load_tools_spec
+from forge._cli.spec import load_tools_spec
 from forge.cli import main
+from forge.core.errors import ToolsSpecError
 from forge.tools import ToolRegistry
 from forge.tools.integrations.mcp import InsecureBindError
 from forge.tools.integrations.mcp._http import is_loopback

@@ -1,4 +1,8 @@
-"""Tool name rules (TM-2): the set of names every provider accepts."""
+"""Tool name rules: the names every provider accepts, checked when a tool is defined.
+
+Giving one tool different names per provider (a reversible mapping) is another job:
+`forge.tools.formats.names.NameMap`.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import re
 from typing import Any
 
 from forge.core.errors import ToolDefinitionError
+
+__all__ = ["MAX_NAME_LENGTH", "NAME_PATTERN", "check_name", "is_valid_name"]
 
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 MAX_NAME_LENGTH = 64
