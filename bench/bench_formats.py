@@ -159,7 +159,7 @@ def run() -> list[str]:
 
 def _analyse_all(tools: list[Any]) -> Callable[[Any], Any]:
     """Time what `Tool.compile()` adds for the formats: reading each schema into its table."""
-    from forge.tools.schema._param_table import analyse
+    from forge.tools.schema import analyse
 
     schemas = [t.parameters for t in tools]
     return lambda _inputs: [analyse(schema) for schema in schemas]

@@ -172,7 +172,7 @@ def check_gateway_names(layout: dict[str, Any]) -> None:
     from forge.gateway.config import ServersFileError, parse_servers
     from forge.gateway.gateway import Gateway
     from forge.mcp import MCPClient
-    from forge.tools.schema._names import is_valid_name
+    from forge.tools.schema import is_valid_name
 
     try:
         config = parse_servers(layout["document"], {}, separator=layout["separator"])

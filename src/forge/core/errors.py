@@ -65,7 +65,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from forge.core._text import article
+from forge.core.text import article
 
 __all__ = [
     "BlockedAddressError",

@@ -12,7 +12,7 @@ from typing import Any
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools.model.options import ErrorDetails, options_of, tool_fields
 from forge.tools.model.tool import Tool
-from forge.tools.schema._sources import Compiled, default_context
+from forge.tools.schema import Compiled, default_context
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.context import ExecutionContext
 from forge.tools.values.metadata import ToolAnnotations
@@ -136,7 +136,7 @@ class BaseToolSource:
     is_async: bool = True
 
     def compile(self, name: str) -> Compiled:
-        from forge.tools.schema._validation import SchemaValidator
+        from forge.tools.schema import SchemaValidator
         from forge.tools.values.params import parameters_schema
 
         try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from forge.core._text import article
 from forge.core.errors import BlockedAddressError
+from forge.core.text import article
 
 
 @pytest.mark.parametrize(

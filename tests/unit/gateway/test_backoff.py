@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from forge.gateway._backoff import Backoff
+from forge.gateway import Backoff
 
 
 @settings(deadline=None)

@@ -27,12 +27,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
+from forge.core.text import article
 from forge.tools.config.handlers import HandlerRegistry
 from forge.tools.model.options import OPTION_NAMES
 from forge.tools.model.tool import Tool
-from forge.tools.schema._names import check_name
+from forge.tools.schema import check_name
 
 __all__ = ["IMPLEMENTATION_TYPES", "build_tool"]
 

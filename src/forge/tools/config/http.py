@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError
-from forge.tools.values._seconds import shown_number, timeout_problem
+from forge.tools.values import shown_number, timeout_problem
 
 __all__ = ["HttpSpec", "is_credential_header", "parse_http_spec"]
 

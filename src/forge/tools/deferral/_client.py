@@ -19,14 +19,13 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from forge.tools.parsing import field
 from forge.tools.turns import TurnBuilder, TurnStream
-from forge.tools.turns._plain import field
 from forge.tools.values.calls import ToolCall
 
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
-    from forge.tools.turns import AssistantTurn, Delta, Turn
-    from forge.tools.turns._stream import RunAll, RunOne
+    from forge.tools.turns import AssistantTurn, Delta, RunAll, RunOne, Turn
     from forge.tools.values.results import ToolResult
 
 __all__ = ["CLIENT", "NativeTurnStream", "client_search_definition", "with_client_searches",

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.backend import Backend
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
     from forge.tools.values.context import ExecutionContext
     from forge.tools.values.results import ToolResult
 

@@ -58,13 +58,13 @@ def target_of(tool: Tool) -> Target:
     Raises:
         ToolDefinitionError: The handler cannot be imported by name in another process.
     """
-    from forge.tools.schema._sources import FunctionSource, ModelSource, SchemaSource
+    from forge.tools.schema import FunctionSource, ModelSource, SchemaSource
 
     source = tool.source
     context_params: tuple[str, ...] = ()
     style: Literal["kwargs", "dict"] = "kwargs"
     if isinstance(source, FunctionSource):
-        from forge.tools.schema._python import context_parameters, type_hints
+        from forge.tools.schema import context_parameters, type_hints
 
         fn = source.fn
         context_params = context_parameters(fn, type_hints(tool.name, fn))

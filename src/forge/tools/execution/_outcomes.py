@@ -16,7 +16,7 @@ from forge.tools.values.results import ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
     from forge.tools.values.context import ExecutionContext
 
 

@@ -84,7 +84,7 @@ if TYPE_CHECKING:
     from forge.tools.execution.permissions import Approver, PermissionPolicy
     from forge.tools.model.source import ToolSource
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
     from forge.tools.values.output_limit import OutputLimit
 
 

@@ -11,7 +11,7 @@ from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
 from forge.tools.execution import failures
 from forge.tools.execution._outcomes import _checked, finish, invalid
-from forge.tools.schema._validation import TOO_DEEP
+from forge.tools.schema import TOO_DEEP
 from forge.tools.values.calls import ToolCall
 from forge.tools.values.results import ErrorKind, ToolResult
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from forge.core.redaction import Redactor
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
 
 logger = get_logger("tools.executor")
 TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up

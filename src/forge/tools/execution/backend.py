@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
     from forge.tools.values.results import ToolResult
 
 __all__ = ["Backend"]

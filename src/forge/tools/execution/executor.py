@@ -24,7 +24,7 @@ breaks `format_results` or the MCP server later: a generator or other
 iterator (it can be read only once; return a list), an integer of more than
 4,300 digits, text with a lone surrogate (UTF-8 cannot carry it), a cycle, or
 an object no JSON rule converts. NaN and infinities are sent as the strings
-``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (`forge.tools.values._jsonable`).
+``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (`forge.tools.values.jsonable`).
 
 Every entry point, sync or async, runs the same pipeline
 (`forge.tools.execution._pipeline`), so the same call gets the same result everywhere.

@@ -24,7 +24,7 @@ from forge.tools.formats._policy import (
     single_with_report,
     too_many,
 )
-from forge.tools.formats._schema import Context
+from forge.tools.formats._schema import Context, accepts_null
 from forge.tools.formats.anthropic import convert_anthropic, to_anthropic
 from forge.tools.formats.bedrock import convert_bedrock
 from forge.tools.formats.gemini import convert_gemini, wrap_gemini
@@ -50,6 +50,7 @@ __all__ = [
     "NameMap",
     "PROVIDERS",
     "SchemaChange",
+    "accepts_null",
     "convert",
     "convert_all",
     "strict_arguments",

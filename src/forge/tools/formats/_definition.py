@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from forge.tools.schema._param_table import Table
+    from forge.tools.schema import Table
     from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
 
 __all__ = ["ToolDefinition"]

@@ -27,7 +27,7 @@ from forge.tools.formats._schema import (
 )
 from forge.tools.formats._simple import UNKNOWN, gemini_simple
 from forge.tools.formats.limits import GEMINI_PARAMETER_NAME
-from forge.tools.values._readonly import DICTS, LISTS
+from forge.tools.values.readonly import DICTS, LISTS
 
 __all__ = ["compile_gemini"]
 

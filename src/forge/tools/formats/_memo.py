@@ -6,7 +6,7 @@ compiled schema (or the error compiling it raised) is kept, keyed by the
 identity of its canonical parameters dict (which a compiled `Tool` keeps for
 its lifetime), together with the report lines. The memo is bounded; the
 oldest entries go first. Compiled schemas are shared, so they are read-only
-(`forge.tools.values._readonly`), like ``tool.parameters``.
+(`forge.tools.values.readonly`), like ``tool.parameters``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from forge.core.errors import SchemaConversionError
 from forge.tools.formats._schema import Context, Schema
 from forge.tools.formats.report import SchemaChange
-from forge.tools.values._readonly import freeze
+from forge.tools.values.readonly import freeze
 
 MAX_ENTRIES = 8192
 

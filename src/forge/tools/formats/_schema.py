@@ -12,8 +12,8 @@ from typing import Any, NoReturn
 from forge.core.errors import SchemaConversionError
 from forge.tools.formats.limits import MAX_BUILT_SCHEMA
 from forge.tools.formats.report import ChangeAction, ConversionReport, Errors, SchemaChange
-from forge.tools.schema._param_table import PRIMITIVES
-from forge.tools.values._readonly import DICTS
+from forge.tools.schema import PRIMITIVES
+from forge.tools.values.readonly import DICTS
 
 Schema = dict[str, Any]
 #: A location in a schema, as the keys and indexes leading to it.

@@ -8,7 +8,7 @@ dispatch. A compiled tool keeps its table, so converting it does no analysis
 at all. Anything else returns ``None`` and the caller takes its general path.
 Each function gives exactly the output and report lines of the general path
 (a property test checks this on random simple schemas). The output is built
-read-only (`forge.tools.values._readonly`), so its nodes can be shared between tools.
+read-only (`forge.tools.values.readonly`), so its nodes can be shared between tools.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 
 from forge.tools.formats._schema import Context, Schema
 from forge.tools.formats.report import ChangeAction, SchemaChange
-from forge.tools.schema._param_table import ARRAY, LEAF, OPTIONAL, PRIMITIVES, Table, analyse
-from forge.tools.values._readonly import ReadOnlyDict, ReadOnlyList, freeze
+from forge.tools.schema import ARRAY, LEAF, OPTIONAL, PRIMITIVES, Table, analyse
+from forge.tools.values.readonly import ReadOnlyDict, ReadOnlyList, freeze
 
 __all__ = ["UNKNOWN", "closed_strict_simple", "gemini_simple", "openai_strict_simple"]
 

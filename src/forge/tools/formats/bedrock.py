@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats._closed_strict import BEDROCK, compile_closed_strict
 from forge.tools.formats._memo import compiled
-from forge.tools.values._readonly import ReadOnlyDict
+from forge.tools.values.readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

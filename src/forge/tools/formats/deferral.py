@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from forge.core.errors import UnsupportedProviderError
-from forge.tools.values._readonly import ReadOnlyDict
+from forge.tools.values.readonly import ReadOnlyDict
 
 __all__ = [
     "NATIVE_SEARCH",

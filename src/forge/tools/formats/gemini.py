@@ -9,7 +9,7 @@ from forge.core.errors import SchemaConversionError
 from forge.tools.formats._gemini_schema import compile_gemini
 from forge.tools.formats._memo import compiled
 from forge.tools.formats._policy import exc_path
-from forge.tools.values._readonly import ReadOnlyDict, ReadOnlyList
+from forge.tools.values.readonly import ReadOnlyDict, ReadOnlyList
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

@@ -17,14 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from forge.tools.schema._wrapped import (
-    RESULT_KEY,
-    WRAPPED_META,
-    needs_wrapping,
-    unwrap_output,
-    wrap_output,
-)
-from forge.tools.values._readonly import ReadOnlyDict, freeze
+from forge.tools.schema import RESULT_KEY, WRAPPED_META, needs_wrapping, unwrap_output, wrap_output
+from forge.tools.values.readonly import ReadOnlyDict, freeze
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterable
 
 from forge.tools.formats.limits import LIMITS
-from forge.tools.schema._names import MAX_NAME_LENGTH, NAME_PATTERN
+from forge.tools.schema import MAX_NAME_LENGTH, NAME_PATTERN
 
 __all__ = ["NAME_RULES", "NameMap"]
 

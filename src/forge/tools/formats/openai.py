@@ -9,7 +9,7 @@ from forge.tools.formats._memo import compiled
 from forge.tools.formats._openai_strict import compile_openai_strict
 from forge.tools.formats._policy import single
 from forge.tools.formats._schema import Context
-from forge.tools.values._readonly import ReadOnlyDict
+from forge.tools.values.readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

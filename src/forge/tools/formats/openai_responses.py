@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.formats.openai import function_body
-from forge.tools.values._readonly import ReadOnlyDict
+from forge.tools.values.readonly import ReadOnlyDict
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition

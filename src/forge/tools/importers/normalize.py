@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from forge.core._text import article, shown
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
+from forge.core.text import article, shown
 from forge.tools.formats.names import NameMap
 
 __all__ = ["TYPE_ALIASES", "NormalizedDefinition", "normalize_definition", "normalize_schema"]
@@ -137,7 +137,7 @@ def _root(schema: Any, notes: _Notes) -> dict[str, Any]:
         got = out.get("type")
         raise notes.reject("parameters.type", f"the parameters must be an object, got {shown(got)}")
     out.setdefault("properties", {})
-    from forge.tools.schema._validation import check_json_schema
+    from forge.tools.schema import check_json_schema
 
     rewrites: list[str] = []
     checked = check_json_schema(notes.tool, out, rewrites)

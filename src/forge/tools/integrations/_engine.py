@@ -14,7 +14,7 @@ from forge.core.errors import ToolDefinitionError
 from forge.tools.execution.executor import ToolExecutor
 from forge.tools.model.tool import Tool
 from forge.tools.registry import ToolRegistry, ToolView
-from forge.tools.replies._content import describe, reply
+from forge.tools.replies import describe, reply
 from forge.tools.values.results import ErrorKind, ToolResult
 
 __all__ = ["ARGUMENT_ERRORS", "Tools", "as_executor", "model_text", "tools_of"]

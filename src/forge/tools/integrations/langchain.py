@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import MissingDependencyError, ToolDefinitionError
 from forge.tools.integrations._engine import Tools, as_executor, model_text, tools_of
-from forge.tools.replies._content import reply
-from forge.tools.values._readonly import thaw
+from forge.tools.replies import reply
+from forge.tools.values.readonly import thaw
 
 if TYPE_CHECKING:
     from forge.tools.execution.executor import ToolExecutor

@@ -23,7 +23,7 @@ from forge.core.errors import MissingDependencyError, ToolDefinitionError
 from forge.tools.formats import to_provider
 from forge.tools.integrations._engine import Tools, as_executor, tools_of
 from forge.tools.model.tool import Tool
-from forge.tools.replies._content import data_url, describe, reply
+from forge.tools.replies import data_url, describe, reply
 from forge.tools.values.content import Content, Image
 from forge.tools.values.context import ExecutionContext
 from forge.tools.values.results import ToolResult

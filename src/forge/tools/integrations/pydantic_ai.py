@@ -25,7 +25,7 @@ from typing import Any, TypeAlias
 from forge.core.errors import MissingDependencyError, ToolDefinitionError
 from forge.tools.integrations._engine import ARGUMENT_ERRORS, Tools, as_executor, tools_of
 from forge.tools.model.tool import Tool
-from forge.tools.replies._content import data_url, describe, reply
+from forge.tools.replies import data_url, describe, reply
 from forge.tools.values.content import Audio, Content, File, Image
 from forge.tools.values.context import ExecutionContext
 from forge.tools.values.results import ToolResult

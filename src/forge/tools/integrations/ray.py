@@ -41,16 +41,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import MissingDependencyError
-from forge.tools.execution import failures
-from forge.tools.execution._limits import Limiter
-from forge.tools.execution._steps import _from_outcome
+from forge.tools.execution import Limiter, failures
+from forge.tools.execution import from_outcome as _from_outcome
 from forge.tools.integrations._ray_task import Shipped, dumps, run_call
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.execution.hooks import ToolInvocation
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
     from forge.tools.values.context import ExecutionContext
 
 __all__ = ["RayBackend", "RemoteFallbackWarning"]

@@ -41,7 +41,7 @@ class ToolBuilder:
 
     def name(self, name: str) -> ToolBuilder:
         """Set the tool name (checked at once)."""
-        from forge.tools.schema._names import check_name
+        from forge.tools.schema import check_name
 
         self._name = check_name(name)
         return self
@@ -178,8 +178,7 @@ class ToolBuilder:
 
     @staticmethod
     def _source(name: str, schema: type[Any] | Mapping[str, Any], fn: Callable[..., Any]) -> Any:
-        from forge.tools.schema._sources import ModelSource, SchemaSource, call_style
-        from forge.tools.schema._validation import check_json_schema
+        from forge.tools.schema import ModelSource, SchemaSource, call_style, check_json_schema
 
         if isinstance(schema, Mapping):
             rewrites: list[str] = []

@@ -111,7 +111,7 @@ def _properties(schema: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 def _strict_optional_message(schema: Mapping[str, Any], optional: list[str]) -> str:
     """What strict mode does to optional parameters, and what execution must do about it."""
-    from forge.tools.formats._schema import accepts_null
+    from forge.tools.formats import accepts_null
 
     properties = schema.get("properties") or {}
     defaulted = [n for n in optional if not accepts_null(properties[n], schema)]

@@ -145,7 +145,7 @@ def _output_option(name: str, value: Any) -> Mapping[str, Any] | bool:
             "output_schema must be a JSON Schema object, True (from the return annotation) "
             f"or False (none), got {type(value).__name__}",
         )
-    from forge.tools.schema._validation import SchemaValidator
+    from forge.tools.schema import SchemaValidator
 
     SchemaValidator(name, value, kind="output")
     return dict(value)

@@ -8,7 +8,7 @@ from typing import Any
 from forge.core.errors import ToolDefinitionError
 from forge.tools.model.options import OPTION_NAMES, reject_unknown, tool_fields
 from forge.tools.model.tool import Tool, is_coroutine
-from forge.tools.schema._names import check_name
+from forge.tools.schema import check_name
 from forge.tools.values.params import ToolParameter, parameters_schema
 
 __all__ = ["from_record"]
@@ -46,7 +46,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
         )
     rewrites: list[str] = []
     schema = _parameters(name, record, rewrites)
-    from forge.tools.schema._sources import SchemaSource, call_style
+    from forge.tools.schema import SchemaSource, call_style
 
     options = {k: v for k, v in record.items() if k in OPTION_NAMES}
     options["placement"] = record.get("placement") or "auto"
@@ -71,7 +71,7 @@ def from_record(record: Mapping[str, Any]) -> Tool:
 
 
 def _parameters(name: str, record: Mapping[str, Any], rewrites: list[str]) -> dict[str, Any]:
-    from forge.tools.schema._validation import check_json_schema
+    from forge.tools.schema import check_json_schema
 
     given = [k for k in _SCHEMA_KEYS if k in record]
     if len(given) > 1:

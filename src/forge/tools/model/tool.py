@@ -12,20 +12,17 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools.model import _callable
 from forge.tools.model.options import ErrorDetails, Placement, tool_fields
-from forge.tools.schema._names import check_name
-from forge.tools.schema._param_table import analyse
-from forge.tools.values._readonly import freeze
-from forge.tools.values._seconds import timeout_problem
+from forge.tools.schema import analyse, check_name
+from forge.tools.values import timeout_problem
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import ToolAnnotations, ToolMetadata
 from forge.tools.values.output_limit import OutputLimit
+from forge.tools.values.readonly import freeze
 from forge.tools.values.resources import ToolResources
 
 if TYPE_CHECKING:
     from forge.tools.model.options import ToolOptions
-    from forge.tools.schema._output import ReturnSchema
-    from forge.tools.schema._param_table import Table
-    from forge.tools.schema._sources import Compiled, Source
+    from forge.tools.schema import Compiled, ReturnSchema, Source, Table
     from forge.tools.values.results import ToolResult
 
 __all__ = ["ErrorDetails", "Placement", "Tool", "tool"]
@@ -126,12 +123,12 @@ class Tool:
 
         With a schema from the return annotation, pydantic's serializer for that
         type makes it (aliases and custom serializers apply); otherwise
-        `forge.tools.values.to_jsonable`. Whether it matches is checked by the caller.
+        `forge.tools.values.jsonable.to_jsonable`. Whether it matches is checked by the caller.
         """
         returns = None if isinstance(self.output_option, Mapping) else self._returns_()
         if returns is not None:
             return returns.dump(output)
-        from forge.tools.values._jsonable import to_jsonable
+        from forge.tools.values.jsonable import to_jsonable
 
         return to_jsonable(output)
 
@@ -391,7 +388,7 @@ def _infer_output(t: Tool) -> ReturnSchema | None:
     returns = getattr(t.source, "returns", None)
     if t.output_option is False or returns is None:
         return None
-    from forge.tools.schema._output import ReturnSchema, return_schema
+    from forge.tools.schema import ReturnSchema, return_schema
 
     found = return_schema(t.name, returns, required=t.output_option is True)
     if found is not None:
@@ -478,8 +475,7 @@ def tool(
 
 def function_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> Tool:
     """Build a `Tool` from a typed function (the implementation of `tool`)."""
-    from forge.tools.schema._python import check_signature, describe_function
-    from forge.tools.schema._sources import FunctionSource
+    from forge.tools.schema import FunctionSource, check_signature, describe_function
 
     name = options.get("name")
     if isinstance(func, Tool):

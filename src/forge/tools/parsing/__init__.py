@@ -21,8 +21,13 @@ from forge.tools.parsing import anthropic, bedrock, gemini, mcp, mistral, ollama
 from forge.tools.parsing._common import (
     GENERATED_ID_PREFIX,
     ToolCallFormatError,
+    cut_off_call,
+    field,
     generated_id,
+    given_id,
     is_generated_id,
+    items,
+    to_plain,
 )
 from forge.tools.parsing.detect import detect_provider
 from forge.tools.values.calls import ToolCall
@@ -32,12 +37,17 @@ __all__ = [
     "PARSERS",
     "PROVIDERS",
     "ToolCallFormatError",
+    "cut_off_call",
     "detect_provider",
+    "field",
     "generated_id",
+    "given_id",
     "is_generated_id",
+    "items",
     "parse_tool_calls",
     "resolve_provider",
     "revealed_tools",
+    "to_plain",
 ]
 
 PARSERS: dict[str, Callable[[Any], list[ToolCall]]] = {

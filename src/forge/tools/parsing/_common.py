@@ -6,8 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from forge.core._text import shown
 from forge.core.errors import ForgeError
+from forge.core.text import shown
 from forge.tools.values.calls import ToolCall
 
 __all__ = [

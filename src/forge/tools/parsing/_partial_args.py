@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from forge.core._text import shown
+from forge.core.text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field
 
 __all__ = ["PartialArguments", "parse_json_path"]

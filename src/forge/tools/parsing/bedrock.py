@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.core._text import shown
+from forge.core.text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.values.calls import ToolCall
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from forge.core._text import shown
+from forge.core.text import shown
 from forge.tools.parsing._common import ToolCallFormatError, field, generated_id, given_id, items
 from forge.tools.parsing._partial_args import PartialArguments
-from forge.tools.values._repair import QUOTE_CHARS, quote
+from forge.tools.values import QUOTE_CHARS, quote
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["GeminiCalls", "parse", "parse_parts"]

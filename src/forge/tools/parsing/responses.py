@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.core._text import shown
+from forge.core.text import shown
 from forge.tools.parsing._common import (
     ToolCallFormatError,
     cut_off_call,

@@ -11,8 +11,8 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from forge.core._text import article
 from forge.core.errors import ToolDefinitionError
+from forge.core.text import article
 from forge.tools.model.tool import Tool
 
 __all__ = ["Registrable", "foreign_tool_hint", "to_tool"]

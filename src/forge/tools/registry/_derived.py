@@ -33,8 +33,7 @@ def search_tools(
     The index is cached per version of the store and kept up to date tool by tool: after a
     change, only the tools the store's corpus has not seen are tokenized and embedded.
     """
-    from forge.tools.search import SearchIndex
-    from forge.tools.search._corpus import corpus_for
+    from forge.tools.search import SearchIndex, corpus_for
     from forge.tools.values.metadata import string_tuple
 
     corpus = corpus_for(store)

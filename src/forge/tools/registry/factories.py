@@ -40,13 +40,13 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from forge.core.errors import ToolDefinitionError
 from forge.core.logging import get_logger
-from forge.tools.execution._drive import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
+from forge.tools.execution import ASYNC_WAIT, BLOCKING_WAIT, Waiter, complete
 from forge.tools.values.context import ExecutionContext
 
 if TYPE_CHECKING:
     from forge.tools.model.options import ToolOptions
     from forge.tools.model.tool import Tool
-    from forge.tools.schema._sources import Compiled
+    from forge.tools.schema import Compiled
 
 __all__ = ["Lifetime", "ToolFactory"]
 
@@ -166,7 +166,7 @@ def _describe(factory: Callable[..., Any], name: str | None, description: str | 
     own_name = cls.__dict__.get("name")
     tool_name = name or (own_name if isinstance(own_name, str) else _snake(cls.__name__))
     if description is None:
-        from forge.tools.schema._python import describe_function
+        from forge.tools.schema import describe_function
 
         own = cls.__dict__.get("description")
         description = own if isinstance(own, str) else describe_function(cls.__call__)[0]
@@ -382,8 +382,7 @@ class FactorySource:
         return self._compile_callable(name)
 
     def _compile_base_tool(self, name: str) -> Compiled:
-        from forge.tools.schema._sources import Compiled
-        from forge.tools.schema._validation import SchemaValidator
+        from forge.tools.schema import Compiled, SchemaValidator
         from forge.tools.values.params import parameters_schema
 
         try:
@@ -404,9 +403,12 @@ class FactorySource:
         return Compiled(schema, SchemaValidator(name, schema), invoke, None)
 
     def _compile_callable(self, name: str) -> Compiled:
-        from forge.tools.schema._python import describe_function, function_schema
-        from forge.tools.schema._sources import Compiled
-        from forge.tools.schema._validation import arguments_validator
+        from forge.tools.schema import (
+            Compiled,
+            arguments_validator,
+            describe_function,
+            function_schema,
+        )
 
         method = self.spec.cls.__call__
         bound = types.MethodType(method, _Unbound())

@@ -25,7 +25,7 @@ from forge.tools.model.source import provider_conversion, provider_definitions
 from forge.tools.registry._derived import prompt_text, search_tools
 from forge.tools.registry._reads import ToolReads
 from forge.tools.registry._shortcuts import RunMethods
-from forge.tools.schema._names import check_name
+from forge.tools.schema import check_name
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.metadata import string_tuple
 

@@ -21,7 +21,7 @@ mcp               ``CallToolResult`` per result: ``content``, ``isError``,
 Outputs are sent as text where the provider takes text (a ``str`` as is, anything else as
 compact JSON) and as JSON where it takes JSON; values JSON cannot hold (bytes, dataclasses,
 pydantic models, sets, datetimes, ...) are converted by one rule, documented in
-`forge.tools.values._jsonable`. Providers without an error flag get the message prefixed with
+`forge.tools.values.jsonable`. Providers without an error flag get the message prefixed with
 ``Error: ``.
 
 A result may also hold content parts (images, audio, files, resource links, text; see
@@ -37,9 +37,9 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from forge.tools.parsing import resolve_provider
-from forge.tools.parsing._common import ToolCallFormatError
+from forge.tools.parsing import ToolCallFormatError, resolve_provider
 from forge.tools.replies._common import results_list
+from forge.tools.replies._content import Reply, data_url, describe, reply
 from forge.tools.replies.anthropic import format_anthropic
 from forge.tools.replies.bedrock import format_bedrock
 from forge.tools.replies.gemini import format_gemini
@@ -49,7 +49,14 @@ from forge.tools.replies.responses import format_responses
 from forge.tools.values.output_limit import OutputLimit
 from forge.tools.values.results import ErrorKind, ToolResult
 
-__all__ = ["FORMATTERS", "format_results"]
+__all__ = [
+    "FORMATTERS",
+    "Reply",
+    "data_url",
+    "describe",
+    "format_results",
+    "reply",
+]
 
 Formatter = Callable[[list[ToolResult], OutputLimit | None], list[dict[str, Any]]]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from forge.core._text import article
-from forge.tools.parsing._common import ToolCallFormatError
+from forge.core.text import article
+from forge.tools.parsing import ToolCallFormatError
 from forge.tools.values.results import ToolResult
 
 __all__ = ["call_id", "error_text", "output_json", "results_list", "tool_name"]
@@ -26,8 +26,8 @@ def results_list(results: ToolResult | Iterable[ToolResult]) -> list[ToolResult]
 
 
 def output_json(result: ToolResult) -> Any:
-    """A successful result's output as JSON data (see `forge.tools.values._jsonable`)."""
-    from forge.tools.values._jsonable import to_jsonable
+    """A successful result's output as JSON data (see `forge.tools.values.jsonable`)."""
+    from forge.tools.values.jsonable import to_jsonable
 
     return to_jsonable(result.output)
 

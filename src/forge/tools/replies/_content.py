@@ -46,7 +46,7 @@ class Reply:
     result: ToolResult
     """The result (its output whole)."""
     data: Any = None
-    """Plain output as JSON data (see `forge.tools.values._jsonable`)."""
+    """Plain output as JSON data (see `forge.tools.values.jsonable`)."""
 
     def json(self) -> Any:
         """Plain output as JSON data; the cut text when it was cut."""

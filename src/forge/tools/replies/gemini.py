@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from forge.tools.parsing._common import is_generated_id
+from forge.tools.parsing import is_generated_id
 from forge.tools.replies._common import error_text, tool_name
 from forge.tools.replies._content import describe, reply
 from forge.tools.values.content import Content, File, Image, Text

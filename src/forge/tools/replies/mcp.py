@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from forge.tools.replies._common import error_text, output_json
 from forge.tools.replies._content import content_parts, limit_of
 from forge.tools.replies._limit import cut_text
-from forge.tools.schema._wrapped import WRAPPED_META, needs_wrapping, wrap_output
+from forge.tools.schema import WRAPPED_META, needs_wrapping, wrap_output
 from forge.tools.values.content import Audio, Content, File, Image, ResourceLink, Text
 from forge.tools.values.output_limit import OutputLimit
 from forge.tools.values.results import ToolResult

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from forge.core._text import shown
+from forge.core.text import shown
 
 __all__ = ["upgrade_schema"]
 

@@ -119,7 +119,7 @@ def _content_type(annotation: Any) -> Any:
 def _build(annotation: Any) -> tuple[ReturnSchema | None, str]:
     scalar = _SCALARS.get(annotation) if isinstance(annotation, type) else None
     if scalar is not None:  # the commonest returns, without pydantic's cost (~0.1 ms)
-        from forge.tools.values._jsonable import to_jsonable
+        from forge.tools.values.jsonable import to_jsonable
 
         return ReturnSchema({"type": scalar}, to_jsonable), ""
     from pydantic import PydanticUserError, TypeAdapter
@@ -146,7 +146,7 @@ def _dump(adapter: Any, value: Any) -> Any:
     """
     from pydantic_core import PydanticSerializationError
 
-    from forge.tools.values._jsonable import to_jsonable
+    from forge.tools.values.jsonable import to_jsonable
 
     with contextlib.suppress(PydanticSerializationError, TypeError, ValueError):
         value = adapter.dump_python(value, mode="json", by_alias=True, warnings="error")

@@ -15,7 +15,7 @@ import json
 from json.encoder import encode_basestring_ascii
 from typing import Any, Final, NamedTuple
 
-from forge.tools.values._readonly import DICTS, LISTS
+from forge.tools.values.readonly import DICTS, LISTS
 
 __all__ = ["ARRAY", "LEAF", "OPTIONAL", "PRIMITIVES", "Row", "Table", "analyse", "dump_default"]
 

@@ -15,10 +15,10 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from forge.core._text import shown
 from forge.core.errors import FieldError, ToolDefinitionError, ToolValidationError
 from forge.core.logging import get_logger
-from forge.tools.values._readonly import thaw
+from forge.core.text import shown
+from forge.tools.values.readonly import thaw
 
 __all__ = [
     "SchemaValidator",

@@ -53,7 +53,7 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from forge.tools.search._corpus import Corpus, Parts, Snapshot
+from forge.tools.search._corpus import Corpus, Parts, Snapshot, corpus_for
 from forge.tools.search._intents import interleave, parts
 from forge.tools.search._tokens import split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
@@ -61,7 +61,14 @@ from forge.tools.values.categories import ToolCategory
 if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
 
-__all__ = ["FEATURES", "WEIGHTS", "SearchIndex", "tokenize", "words"]
+__all__ = [
+    "FEATURES",
+    "SearchIndex",
+    "WEIGHTS",
+    "corpus_for",
+    "tokenize",
+    "words",
+]
 
 K1 = 1.2
 B = 0.5
@@ -139,7 +146,7 @@ def _whole_document(tool: Tool) -> list[str]:
 
 def _schema(tool: Tool) -> Any:
     """The parameters schema, without compiling a schema-only tool that is not compiled yet."""
-    from forge.tools.schema._sources import SchemaSource
+    from forge.tools.schema import SchemaSource
 
     compiled = tool._compiled
     if compiled is not None:
@@ -151,7 +158,7 @@ def _schema(tool: Tool) -> Any:
 
 def _schema_text(tool: Tool) -> str:
     """The JSON parameter schema, or the parameter text of a tool not compiled yet."""
-    from forge.tools.schema._sources import FunctionSource
+    from forge.tools.schema import FunctionSource
 
     if tool._compiled is None and isinstance(tool.source, FunctionSource):
         return _parameter_text(tool)
@@ -162,7 +169,7 @@ def _schema_text(tool: Tool) -> str:
 
 
 def _parameter_names(tool: Tool) -> list[str]:
-    from forge.tools.schema._sources import FunctionSource
+    from forge.tools.schema import FunctionSource
 
     source = tool.source
     if tool._compiled is None and isinstance(source, FunctionSource):
@@ -178,7 +185,7 @@ def _parameter_names(tool: Tool) -> list[str]:
 
 def _parameter_text(tool: Tool) -> str:
     """Parameter names, descriptions and enum values, without compiling lazy tools."""
-    from forge.tools.schema._sources import FunctionSource
+    from forge.tools.schema import FunctionSource
 
     source = tool.source
     if tool._compiled is None and isinstance(source, FunctionSource):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.core._text import shown
-from forge.tools.parsing._common import ToolCallFormatError, cut_off_call, generated_id
+from forge.core.text import shown
+from forge.tools.parsing import ToolCallFormatError, cut_off_call, generated_id
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["Slot", "Slots", "block_index"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field, given_id
+from forge.tools.parsing import field, given_id
 from forge.tools.streaming._slots import Slot, Slots, block_index
 from forge.tools.values.calls import ToolCall
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field, items
+from forge.tools.parsing import field, items
 from forge.tools.parsing.gemini import GeminiCalls
 from forge.tools.values.calls import ToolCall
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, items
+from forge.tools.parsing import ToolCallFormatError, field, items
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
 

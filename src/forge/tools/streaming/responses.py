@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing._common import field, given_id, items
+from forge.tools.parsing import field, given_id, items
 from forge.tools.streaming._slots import Slot, Slots
 from forge.tools.values.calls import ToolCall
 

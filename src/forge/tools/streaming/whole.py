@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge.tools.parsing import mcp, openai
-from forge.tools.parsing._common import field, items
+from forge.tools.parsing import field, items, mcp, openai
 from forge.tools.values.calls import ToolCall
 
 __all__ = ["McpAccumulator", "OllamaAccumulator"]

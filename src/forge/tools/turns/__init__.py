@@ -44,14 +44,16 @@ from forge.tools.parsing import (
 from forge.tools.streaming import ToolCallAccumulator
 from forge.tools.turns import anthropic, bedrock, chat, gemini, responses
 from forge.tools.turns._plain import plain, unwrap
-from forge.tools.turns._stream import TurnStream
+from forge.tools.turns._stream import RunAll, RunOne, TurnStream
 from forge.tools.turns._values import AssistantTurn, Delta, Turn
 from forge.tools.values.calls import ToolCall
 
 __all__ = [
-    "TURN_PROVIDERS",
     "AssistantTurn",
     "Delta",
+    "RunAll",
+    "RunOne",
+    "TURN_PROVIDERS",
     "Turn",
     "TurnBuilder",
     "TurnStream",

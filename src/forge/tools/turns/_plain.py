@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from forge.tools.parsing._common import ToolCallFormatError, field, to_plain
+from forge.tools.parsing import ToolCallFormatError, field, to_plain
 
 __all__ = ["block_order", "field", "json_object", "plain", "plain_list", "unwrap"]
 

@@ -32,7 +32,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from forge.core._text import article, shown
+from forge.core.text import article, shown
 
 __all__ = ["Decoded", "decode_arguments"]
 

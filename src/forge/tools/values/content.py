@@ -323,7 +323,7 @@ def _item(value: Any) -> Content:
     part = _single(value)
     if part is not None:
         return part
-    from forge.tools.values._jsonable import dumps
+    from forge.tools.values.jsonable import dumps
 
     return Text(dumps(value))
 

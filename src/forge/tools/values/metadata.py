@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from forge.tools.values._readonly import freeze, thaw
 from forge.tools.values.categories import ToolCategory
+from forge.tools.values.readonly import freeze, thaw
 
 __all__ = ["ToolAnnotations", "ToolExample", "ToolMetadata"]
 

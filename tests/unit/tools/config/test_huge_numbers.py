@@ -169,7 +169,7 @@ def test_a_python_tool_refuses_a_timeout_no_deadline_can_hold(seconds: float) ->
 
 def test_the_longest_timeout_allowed_still_runs_a_call() -> None:
     """A tool with the longest timeout runs on a worker thread and answers (no OverflowError)."""
-    from forge.tools.values._seconds import MAX_TIMEOUT
+    from forge.tools.values import MAX_TIMEOUT
 
     def echo(text: str) -> str:
         return text

@@ -9,7 +9,7 @@ import httpx
 from hypothesis import given
 from hypothesis import strategies as st
 
-from forge.tools.config._redact import MIN_REDACTED, redact
+from forge.core.redaction import MIN_REDACTED, redact
 
 SECRETS = st.text(min_size=MIN_REDACTED, max_size=30).filter(
     lambda v: len(v.strip()) >= MIN_REDACTED and "$" not in v and "{" not in v

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from forge.tools import ErrorKind, ToolCall, ToolRegistry, tool
-from forge.tools.execution._limits import Limiter
+from forge.tools.execution import Limiter
 from forge.tools.execution.executor import ToolExecutor
 
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forge.tools.formats.names import NAME_RULES, NameMap
-from forge.tools.schema._names import is_valid_name
+from forge.tools.schema import is_valid_name
 
 
 def test_dotted_names_map_readably_and_back() -> None:

@@ -15,7 +15,8 @@ from forge.tools import (
     parse_tool_calls,
     tool,
 )
-from forge.tools.values._repair import QUOTE_CHARS, decode_arguments
+from forge.tools.values import QUOTE_CHARS
+from forge.tools.values._repair import decode_arguments
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import pytest
 from pydantic import BaseModel
 
-from forge.tools.values._jsonable import dumps, to_jsonable
+from forge.tools.values.jsonable import dumps, to_jsonable
 
 
 class Colour(enum.Enum):
@@ -119,11 +119,11 @@ def test_docstring_examples() -> None:
     import forge.tools.parsing
     import forge.tools.replies
     import forge.tools.streaming
-    import forge.tools.values._jsonable
     import forge.tools.values._repair
+    import forge.tools.values.jsonable
 
     for module in (
-        forge.tools.values._jsonable, forge.tools.values._repair, forge.tools.parsing,
+        forge.tools.values.jsonable, forge.tools.values._repair, forge.tools.parsing,
         forge.tools.replies, forge.tools.streaming,
     ):  # fmt: skip
         result = doctest.testmod(module, extraglobs={"ToolResult": forge.tools.ToolResult})

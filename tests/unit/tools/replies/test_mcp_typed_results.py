@@ -9,7 +9,7 @@ import mcp_types as types
 from pydantic import BaseModel, Field
 
 from forge.tools import ToolRegistry, format_results, tool
-from forge.tools.values._readonly import thaw
+from forge.tools.values.readonly import thaw
 
 
 class Weather(BaseModel):

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from forge.core.errors import ToolDefinitionError
 from forge.tools import ToolRegistry, ToolResult, create_tool, from_record, tool
 from forge.tools.formats.mcp import wrap_output, wrap_output_schema
-from forge.tools.values._readonly import thaw
+from forge.tools.values.readonly import thaw
 
 T = TypeVar("T")
 

@@ -18,7 +18,7 @@ from forge.tools.formats._gemini_schema import compile_gemini, compile_gemini_ge
 from forge.tools.formats._openai_strict import compile_openai_strict, compile_openai_strict_general
 from forge.tools.formats._schema import Context
 from forge.tools.formats._simple import gemini_simple, openai_strict_simple
-from forge.tools.schema._param_table import ARRAY, LEAF, OPTIONAL, analyse
+from forge.tools.schema import ARRAY, LEAF, OPTIONAL, analyse
 
 
 @tool

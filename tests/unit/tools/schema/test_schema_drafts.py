@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from forge.tools import ToolBuilder, ToolRegistry, from_record
 from forge.tools.config import load_tools
 from forge.tools.importers import normalize_definition
-from forge.tools.schema._drafts import upgrade_schema
+from forge.tools.schema import upgrade_schema
 
 DRAFT4 = "http://json-schema.org/draft-04/schema#"
 

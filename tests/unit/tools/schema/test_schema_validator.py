@@ -19,7 +19,7 @@ import pytest
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
 from forge.tools import Tool, ToolRegistry
-from forge.tools.schema._validation import SchemaValidator, check_json_schema
+from forge.tools.schema import SchemaValidator, check_json_schema
 from tests.conftest import CORPORA, corpus
 
 SUITE = CORPORA / "json-schema-test-suite"

@@ -196,7 +196,7 @@ def test_limit_must_be_positive() -> None:
 def test_unbuildable_schema_is_still_searchable_by_name() -> None:
     """A tool whose schema cannot compile is indexed by its name and description."""
     from forge.tools import Tool
-    from forge.tools.schema._sources import SchemaSource
+    from forge.tools.schema import SchemaSource
 
     source = SchemaSource({"type": "object", "properties": 3}, None, "dict", False)
     broken = Tool(name="broken_tool", description="Fails to compile.", source=source)

@@ -14,7 +14,7 @@ from forge.core.errors import DuplicateToolError
 from forge.tools import ToolRegistry
 from forge.tools.config.openapi import OpenAPIError, import_openapi
 from forge.tools.config.openapi._security import env_name
-from forge.tools.schema._names import is_valid_name
+from forge.tools.schema import is_valid_name
 from tests.conftest import corpus
 
 BASE = "https://api.example.com/v1"

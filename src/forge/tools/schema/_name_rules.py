@@ -7,6 +7,8 @@ from typing import Any
 
 from forge.core.errors import ToolDefinitionError
 
+__all__ = ["MAX_NAME_LENGTH", "NAME_PATTERN", "check_name", "is_valid_name"]
+
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 MAX_NAME_LENGTH = 64
 _NAME_RE = re.compile(NAME_PATTERN)
