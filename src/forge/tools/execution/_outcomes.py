@@ -62,7 +62,7 @@ def _inline_runner(
     """The hottest path: a sync function validated by pydantic-core, all inlined."""
     from pydantic_core import ValidationError
 
-    name, scalars, succeeded = tool.name, _SCALARS, ToolResult.succeeded
+    name, others, succeeded = tool.name, _OTHER_SCALARS, ToolResult.succeeded
 
     def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
         try:
@@ -73,7 +73,11 @@ def _inline_runner(
             out = fn(**kwargs)
         except BaseException as exc:
             return _checked(handler_failed(tool, exc))
-        if out.__class__ in scalars and plain(out):  # the common case: nothing else to do
+        cls = out.__class__  # `plain`, inlined: the common case needs nothing else
+        if (
+            (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
+            or cls in others
+        ):  # fmt: skip
             return succeeded(out, name)
         return _checked(finish(out, name))  # an output a model cannot receive becomes a failure
 
@@ -81,6 +85,7 @@ def _inline_runner(
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_OTHER_SCALARS = frozenset({float, bool, type(None)})  # JSON scalars `plain` always passes
 JSON_SCALARS = _SCALARS
 _HUGE_DIGITS = 4300  # Python's default int-str limit: a longer integer cannot be written as JSON
 _HUGE = 10**_HUGE_DIGITS

@@ -25,7 +25,7 @@ A call's deadline is its own ``timeout``, else the tool's, else its context's.
 A call made without any context (the registry's run methods, `BaseTool`
 wrappers) has only the first two.
 
-Each driver has one fast path, for a plain call (`Engine._plain_call`: no
+Each driver has one fast path, for a plain call (`Tool._plain` says which: no
 hooks, policy, limit, dry run, output limit, backend or process), which runs
 only lookup, validation and the handler: `Engine.run` (the async entry) and
 `Engine.run_sync` (the sync entry) choose it, no caller does. The table in
@@ -39,19 +39,20 @@ import asyncio
 import inspect
 import time
 from abc import abstractmethod
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from forge.tools.execution import failures
 from forge.tools.execution._deadline import Expired, guard
 from forge.tools.execution._drive import Waiter, _AsyncWait, _BlockingWait, complete, run_coroutine
 from forge.tools.execution._handlers import HandlerRuns
 from forge.tools.execution._outcomes import (
-    JSON_SCALARS,
+    _HUGE,
+    _MINUS_HUGE,
+    _OTHER_SCALARS,
     _checked,
     call_sync,
     finish,
     handler_failed,
-    plain,
     seconds_for,
     sync_runner,
 )
@@ -293,13 +294,6 @@ class Engine(HandlerRuns):
             return () if theirs is None else (theirs,)
         return (own,) if theirs is None or theirs is own else (own, theirs)
 
-    def _plain_call(self, tool: Tool | None, ctx: ExecutionContext | None) -> TypeGuard[Tool]:
-        """Whether a call may take a fast path (nothing but validation and the handler)."""
-        return (
-            tool is not None and tool._plain and self._plain
-            and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
-        )  # fmt: skip
-
     # -- the entries of the two drivers, each with its one fast path ------------------------
 
     async def run(
@@ -324,7 +318,10 @@ class Engine(HandlerRuns):
         if type(args) is str:
             return await self._entry(ASYNC, name, args, ctx, call_id, timeout)
         tool = self._get(name)
-        if not self._plain_call(tool, ctx):  # the async driver's one fast path is below
+        if not (  # the async driver's one fast path is below
+            tool is not None and tool._plain and self._plain
+            and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
+        ):  # fmt: skip
             return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
         started = _traced(name, call_id, args) if _tracing(TRACE) else None
         try:
@@ -344,8 +341,12 @@ class Engine(HandlerRuns):
                 except BaseException as exc:
                     result = _checked(handler_failed(tool, exc))
                 else:
-                    if type(out) in JSON_SCALARS and plain(out):
-                        result = ToolResult.succeeded(out, name, call_id)
+                    cls = out.__class__  # `plain`, inlined: the common case needs nothing else
+                    if (
+                        (cls is int and _MINUS_HUGE < out < _HUGE)
+                        or (cls is str and out.isascii()) or cls in _OTHER_SCALARS
+                    ):  # fmt: skip
+                        result = _succeeded(out, name, call_id)
                         if started is not None:
                             _log_outcome(name, result, started)
                         return result
@@ -367,15 +368,21 @@ class Engine(HandlerRuns):
     ) -> ToolResult:
         """`run` for sync code, with the same options (where handlers run: see
         `forge.tools.execution.executor`)."""
-        ctx, args = context or self._context, arguments
-        if type(args) is str:
-            return complete(self._entry(BLOCKING, name, args, ctx, call_id, timeout))
+        ctx = context or self._context
         tool = self._get(name)
+        kind = 0 if tool is None else tool._plain
         if not (  # the blocking driver's one fast path: a sync handler run on this thread
-            self._plain_call(tool, ctx) and not tool.source.is_async
-            and (tool.placement == "inline" or seconds_for(tool, ctx, timeout) is None)
+            tool is not None and kind > 1 and self._plain and type(arguments) is not str
+            and (kind == 3 or not timeout)
+            and (ctx is None or (
+                not ctx.dry_run and ctx.permissions is None
+                and (kind == 3 or ctx.timeout is None)
+            ))
         ):  # fmt: skip
-            return complete(self._pipeline(BLOCKING, name, tool, args, ctx, call_id, timeout))
+            if type(arguments) is str:
+                return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
+            return complete(self._pipeline(BLOCKING, name, tool, arguments, ctx, call_id, timeout))
+        args = arguments
         started = _traced(name, call_id, args) if _tracing(TRACE) else None
         try:
             compiled = tool._compiled or tool.compiled()
@@ -447,6 +454,8 @@ class _Blocking(IO, _BlockingWait):
             return result
         return engine._run_blocking(call, compiled)
 
+
+_succeeded = ToolResult.succeeded
 
 ASYNC: IO = _Async()
 BLOCKING: IO = _Blocking()

@@ -76,9 +76,10 @@ class Tool:
     _compiled: Compiled | None = field(default=None, repr=False)
     _returns: ReturnSchema | object | None = field(default=_UNSET, init=False, repr=False)
     """The output schema from the return annotation, once read (internal)."""
-    _plain: bool = field(default=False, init=False, repr=False)
-    """No concurrency limit, output limit or process: the engine's fast path may run it
-    (internal)."""
+    _plain: int = field(default=0, init=False, repr=False)
+    """Which of the engine's fast paths may run it (internal): 0 none (a concurrency limit,
+    an output limit or a process); 1 the async driver's; 2 the blocking driver's too, when
+    the call has no deadline; 3 both, always (a sync handler placed inline)."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -89,11 +90,7 @@ class Tool:
             raise ToolDefinitionError(self.name, f"timeout {wrong}")
         _check_execution_options(self)
         _check_output_option(self)
-        plain = (
-            self.max_concurrency is None and self.placement != "process"
-            and self.output_limit is None
-        )  # fmt: skip
-        object.__setattr__(self, "_plain", plain)
+        object.__setattr__(self, "_plain", _fast_paths(self))
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -326,6 +323,17 @@ def _alone(t: Tool) -> Any:
     LangChain integration (`forge.tools.formats.langchain`).
     """
     return importlib.import_module("forge.tools.registry").ToolRegistry([t])
+
+
+def _fast_paths(t: Tool) -> int:
+    """What `Tool._plain` says of ``t``."""
+    if t.max_concurrency is not None or t.placement == "process" or t.output_limit is not None:
+        return 0
+    if t.source.is_async:
+        return 1
+    if t.placement == "inline":
+        return 3
+    return 1 if t.timeout else 2
 
 
 def _value(t: Tool, result: ToolResult) -> Any:

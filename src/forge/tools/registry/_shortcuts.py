@@ -37,6 +37,9 @@ class RunMethods:
 
     __slots__ = ()
 
+    _run_engine: ToolExecutor | None = None
+    """The engine of the run methods once built (`_engine`); the instance's own attribute."""
+
     if TYPE_CHECKING:
         _lock: threading.RLock
 
@@ -67,16 +70,14 @@ class RunMethods:
         Both model-caused errors carry, as ``message``, the text every other entry
         point puts in its failed result (`forge.tools.execution.failures`).
         """
-        engine = self.__dict__.get("_run_engine") or self._engine()  # one lookup once built
-        result = engine.run_sync(name, arguments, context)
+        result = (self._run_engine or self._engine()).run_sync(name, arguments, context)
         return result if result.success else _raise_for(self, name, result)
 
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """`execute` for async code (sync handlers run off the event loop unless placed inline)."""
-        engine = self.__dict__.get("_run_engine") or self._engine()
-        result = await engine.run(name, arguments, context)
+        result = await (self._run_engine or self._engine()).run(name, arguments, context)
         return result if result.success else _raise_for(self, name, result)
 
     def execute_all(
@@ -146,7 +147,7 @@ class RunMethods:
 
     def _engine(self) -> ToolExecutor:
         """The engine of the run methods: no context of its own, no hooks, no policy."""
-        engine: ToolExecutor | None = self.__dict__.get("_run_engine")
+        engine = self._run_engine
         if engine is None:
             from forge.tools.execution.executor import contextless
 
