@@ -51,7 +51,7 @@ from forge.tools.deferral.options import (
     UsagePins,
     grouped,
 )
-from forge.tools.execution.executor import ToolExecutor
+from forge.tools.execution.executor import ToolExecutor, contextless
 from forge.tools.model.source import ToolSource
 from forge.tools.values.results import ErrorKind, ToolResult
 
@@ -107,7 +107,8 @@ class DeferredSession:
             tools ``usage`` counts most calls of (by default the executor's metrics; tools
             no longer in ``source``, or past ``max_tokens``, are passed over).
         executor: The `ToolExecutor` over ``source`` that runs the calls (its permissions,
-            hooks, timeouts and metrics); by default a new one with the defaults.
+            hooks, timeouts and metrics); by default one that runs them as the registry's
+            own run methods do (no context unless given; from sync code, one after another).
         context: The calls' context.
         strict: Export the tools in the provider's strict mode.
         on_change: Called with `active` after each change of the active set (a tool
@@ -193,7 +194,10 @@ class DeferredSession:
         self._limit = search.search_limit
         self._inactive = active.inactive
         self._strict = strict
-        self._executor = executor if executor is not None else ToolExecutor(source)
+        # without an executor, calls run as the registry's own `execute_all` runs them: no
+        # context unless given, and from sync code one after another
+        self._executor = executor if executor is not None else contextless(source)
+        self._in_order = executor is None
         self._context = context
         self._lock = threading.Lock()
         self._revealed: OrderedDict[str, None] = OrderedDict()
@@ -452,7 +456,13 @@ class DeferredSession:
         active from then on.
         """
         routed, rest = self._route(list(calls))
-        done = self._executor.execute_all_sync([c for _, c in rest], self._context) if rest else []
+        done = (
+            self._executor.execute_all_sync(
+                [c for _, c in rest], self._context, parallel=not self._in_order
+            )
+            if rest
+            else []
+        )
         return self._merge(routed, rest, done)
 
     async def aexecute_all(self, calls: Iterable[ToolCall]) -> list[ToolResult]:

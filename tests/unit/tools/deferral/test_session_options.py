@@ -42,3 +42,34 @@ def test_a_flat_keyword_given_for_a_group_is_refused() -> None:
     registry = ToolRegistry([get_time])
     with pytest.raises(TypeError, match=r"toolkits= takes a Toolkits\(\.\.\.\)"):
         DeferredSession(registry, "openai", toolkits=2)  # type: ignore[arg-type]
+
+
+def test_without_an_executor_sync_calls_run_in_order_on_the_callers_thread() -> None:
+    """As the registry's own ``execute_all``: one after another, no worker threads."""
+    import threading
+
+    from forge.tools import ToolCall
+
+    seen: list[tuple[str, int]] = []
+
+    @tool
+    def first(x: int) -> int:
+        """Record the first call."""
+        seen.append(("first", threading.get_ident()))
+        return x
+
+    @tool
+    def second(x: int) -> int:
+        """Record the second call."""
+        seen.append(("second", threading.get_ident()))
+        return x
+
+    session = DeferredSession.of(
+        ToolRegistry([first, second]), "openai", pinned=["first", "second"]
+    )
+    calls = [ToolCall(id="a", name="first", arguments={"x": 1}),
+             ToolCall(id="b", name="second", arguments={"x": 2})]  # fmt: skip
+    results = session.execute_all(calls)
+    assert [r.output for r in results] == [1, 2]
+    here = threading.get_ident()
+    assert seen == [("first", here), ("second", here)]
