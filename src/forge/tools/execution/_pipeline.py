@@ -297,14 +297,9 @@ class Engine(HandlerRuns):
     # -- the entries of the two drivers, each with its one fast path ------------------------
 
     async def run(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
+        self, name: str, arguments: Any = None, context: ExecutionContext | None = None,
+        *, call_id: str | None = None, timeout: float | None = None,
+    ) -> ToolResult:  # fmt: skip
         """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
 
         Args:
@@ -358,14 +353,9 @@ class Engine(HandlerRuns):
         return _settled(result, name, call_id, started, self._redact)
 
     def run_sync(
-        self,
-        name: str,
-        arguments: Any = None,
-        context: ExecutionContext | None = None,
-        *,
-        call_id: str | None = None,
-        timeout: float | None = None,
-    ) -> ToolResult:
+        self, name: str, arguments: Any = None, context: ExecutionContext | None = None,
+        *, call_id: str | None = None, timeout: float | None = None,
+    ) -> ToolResult:  # fmt: skip
         """`run` for sync code, with the same options (where handlers run: see
         `forge.tools.execution.executor`)."""
         ctx = context or self._context

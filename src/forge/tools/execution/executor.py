@@ -332,13 +332,9 @@ class ToolExecutor(Engine):
     # -- turns of a tool loop (`forge.tools.turns`) -----------------------------------
 
     async def run_turn(
-        self,
-        response: Any,
-        context: ExecutionContext | None = None,
-        *,
-        provider: str | None = None,
-        timeout: float | None = None,
-    ) -> Turn:
+        self, response: Any, context: ExecutionContext | None = None,
+        *, provider: str | None = None, timeout: float | None = None,
+    ) -> Turn:  # fmt: skip
         """Run the calls of one model response; return the `Turn` to append.
 
         Args:
@@ -360,13 +356,9 @@ class ToolExecutor(Engine):
         return assistant.answer(await self.execute_all(assistant.calls, context, timeout=timeout))
 
     def run_turn_sync(
-        self,
-        response: Any,
-        context: ExecutionContext | None = None,
-        *,
-        provider: str | None = None,
-        timeout: float | None = None,
-    ) -> Turn:
+        self, response: Any, context: ExecutionContext | None = None,
+        *, provider: str | None = None, timeout: float | None = None,
+    ) -> Turn:  # fmt: skip
         """`run_turn` for sync code (a stream given is a sync one)."""
         from forge.tools.turns import read_finished
 
@@ -375,13 +367,9 @@ class ToolExecutor(Engine):
         return assistant.answer(results)
 
     def stream_turn(
-        self,
-        stream: Any,
-        context: ExecutionContext | None = None,
-        *,
-        provider: str | None = None,
-        timeout: float | None = None,
-    ) -> TurnStream:
+        self, stream: Any, context: ExecutionContext | None = None,
+        *, provider: str | None = None, timeout: float | None = None,
+    ) -> TurnStream:  # fmt: skip
         """Read a streamed response: iterate for its text, then read ``.turn``.
 
         ``stream`` is what the SDK returned with ``stream=True`` (sync or async, SDK
