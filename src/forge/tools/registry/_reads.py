@@ -26,19 +26,14 @@ class ToolReads:
 
     __slots__ = ()
 
-    def _by_name(self) -> Mapping[str, Tool]:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the primitives: `ToolStore` and `ToolView` each define all four
 
-    def _snapshot(self) -> Mapping[str, Tool]:
-        raise NotImplementedError
-
-    def _events(self) -> Events:
-        raise NotImplementedError
-
-    @property
-    def version(self) -> int:
-        """A counter that changes on every change of the tools (for caching what is derived)."""
-        raise NotImplementedError
+        def _by_name(self) -> Mapping[str, Tool]: ...
+        def _snapshot(self) -> Mapping[str, Tool]: ...
+        def _events(self) -> Events: ...
+        @property
+        def version(self) -> int:
+            """A counter that changes on every change of the tools (for caching)."""
 
     # -- lookups ---------------------------------------------------------------------
 
