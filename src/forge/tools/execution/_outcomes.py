@@ -1,4 +1,4 @@
-"""What a handler's run comes to: the sync runner, output checks, failures (internal).
+"""What a handler's run comes to: output checks and failures (internal).
 
 Each rule is written once here: how a handler's exception becomes a result
 (`handler_failed`), whether the current task is being cancelled
@@ -7,7 +7,7 @@ Each rule is written once here: how a handler's exception becomes a result
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolValidationError
@@ -18,70 +18,6 @@ if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
     from forge.tools.schema import Compiled
     from forge.tools.values.context import ExecutionContext
-
-
-def attach_runners(tool: Tool, compiled: Compiled) -> Compiled:
-    """Build the runner of the engine's sync fast path (a sync handler called inline).
-
-    The runner validates (raising `ToolValidationError`), calls the handler and
-    wraps its value in a `ToolResult` a model can receive (`_checked`); an exception
-    from the handler becomes a failed result. Async handlers have no runner: the
-    engine awaits them.
-    """
-    if tool.source.is_async:
-        return compiled
-    fn = compiled.fn
-    if fn is not None and compiled.validate_python is not None:
-        compiled.run_sync = _inline_runner(tool, fn, compiled.validate_python, compiled.validate)
-        return compiled
-    validate = compiled.validate
-
-    def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-        return _checked(call_sync(tool, compiled, validate(args), context))
-
-    compiled.run_sync = run_sync
-    return compiled
-
-
-def sync_runner(tool: Tool, compiled: Compiled) -> Callable[[Any, Any], ToolResult]:
-    """The runner of a sync tool's fast path (`attach_runners`), built on first use."""
-    run = compiled.run_sync
-    if run is None:
-        run = attach_runners(tool, compiled).run_sync
-        if run is None:
-            raise RuntimeError(f"tool {tool.name!r} is async: it has no sync runner")
-    return run
-
-
-def _inline_runner(
-    tool: Tool,
-    fn: Callable[..., Any],
-    validate_python: Callable[[Any], Any],
-    validate: Callable[[Any], dict[str, Any]],
-) -> Callable[[Any, ExecutionContext | None], ToolResult]:
-    """The hottest path: a sync function validated by pydantic-core, all inlined."""
-    from pydantic_core import ValidationError
-
-    name, others, succeeded = tool.name, _OTHER_SCALARS, ToolResult.succeeded
-
-    def run_sync(args: Any, context: ExecutionContext | None) -> ToolResult:
-        try:
-            kwargs = validate_python(args)[1] if type(args) is dict else validate(args)
-        except ValidationError:
-            kwargs = validate(args)  # raises ToolValidationError naming every field
-        try:
-            out = fn(**kwargs)
-        except BaseException as exc:
-            return _checked(handler_failed(tool, exc))
-        cls = out.__class__  # `plain`, inlined: the common case needs nothing else
-        if (
-            (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
-            or cls in others
-        ):  # fmt: skip
-            return succeeded(out, name)
-        return _checked(finish(out, name))  # an output a model cannot receive becomes a failure
-
-    return run_sync
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -54,20 +54,19 @@ from forge.tools.execution._outcomes import (
     finish,
     handler_failed,
     seconds_for,
-    sync_runner,
 )
 from forge.tools.execution._steps import (
     TRACE,
     _coerce_call,
     _hook_failed,
     _hook_result,
+    _known_answers,
     _log_outcome,
     _log_start,
     _redacted,
     _rejected,
     _request,
     _traced,
-    _tracing,
     _validate,
     logger,
 )
@@ -269,7 +268,7 @@ class Engine(HandlerRuns):
             return call, None, failures.unknown_tool(name, self._registry.names())
         try:
             compiled = tool._compiled or tool.compiled()
-            call.kwargs = _validate(tool, compiled, args)
+            call.kwargs = _validate(compiled, args)
         except Exception as exc:
             return call, None, _rejected(tool, exc)
         return call, compiled, None
@@ -298,7 +297,7 @@ class Engine(HandlerRuns):
 
     async def run(
         self, name: str, arguments: Any = None, context: ExecutionContext | None = None,
-        *, call_id: str | None = None, timeout: float | None = None,
+        call_id: str | None = None, timeout: float | None = None,
     ) -> ToolResult:  # fmt: skip
         """Run ``name`` with ``arguments`` (a JSON object, or its JSON text).
 
@@ -308,25 +307,32 @@ class Engine(HandlerRuns):
             context: The execution context (default: the executor's).
             call_id: Tag the result with this call id.
             timeout: Seconds this call may take (overrides the tool and the context).
+
+        Pass ``call_id`` and ``timeout`` by keyword. They are not keyword-only because
+        Python 3.11 calls a function with keyword-only defaults through a slower path,
+        which would cost every call a tenth of what the rest of the fast path costs.
         """
-        ctx, args = context or self._context, arguments
-        if type(args) is str:
-            return await self._entry(ASYNC, name, args, ctx, call_id, timeout)
-        tool = self._get(name)
-        if not (  # the async driver's one fast path is below
-            tool is not None and tool._plain and self._plain
-            and (ctx is None or (not ctx.dry_run and ctx.permissions is None))
+        ctx = context or self._context
+        get = self._get  # an attribute, not a method: called through a local, it specialises
+        tool = get(name)
+        kind = tool._plain if tool is not None and self._plain and type(arguments) is not str else 0
+        if (
+            not kind or tool is None
+            or (ctx is not None and (ctx.dry_run or ctx.permissions is not None))
         ):  # fmt: skip
-            return await self._pipeline(ASYNC, name, tool, args, ctx, call_id, timeout)
-        started = _traced(name, call_id, args) if _tracing(TRACE) else None
+            if type(arguments) is str:
+                return await self._entry(ASYNC, name, arguments, ctx, call_id, timeout)
+            return await self._pipeline(ASYNC, name, tool, arguments, ctx, call_id, timeout)
+        # The async driver's one fast path: lookup, validation and the handler.
+        started = None if _known_answers(TRACE) is False else _traced(name, call_id, arguments)
         try:
             compiled = tool._compiled or tool.compiled()
-            kwargs = _validate(tool, compiled, args)
+            kwargs = _validate(compiled, arguments)
         except Exception as exc:
             result = _rejected(tool, exc)
         else:
-            seconds = seconds_for(tool, ctx, timeout)
-            if tool.source.is_async:
+            if kind == 1:  # an async handler, awaited under the call's deadline
+                seconds = seconds_for(tool, ctx, timeout)
                 fn = compiled.fn
                 try:
                     running = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx)
@@ -336,52 +342,79 @@ class Engine(HandlerRuns):
                 except BaseException as exc:
                     result = _checked(handler_failed(tool, exc))
                 else:
-                    cls = out.__class__  # `plain`, inlined: the common case needs nothing else
-                    if (
-                        (cls is int and _MINUS_HUGE < out < _HUGE)
-                        or (cls is str and out.isascii()) or cls in _OTHER_SCALARS
-                    ):  # fmt: skip
-                        result = _succeeded(out, name, call_id)
-                        if started is not None:
-                            _log_outcome(name, result, started)
-                        return result
-                    result = _checked(finish(out, name))
-            elif tool.placement == "inline":
+                    return _answered(out, name, call_id, started, self._redact)
+            elif kind == 3:
                 result = _checked(call_sync(tool, compiled, kwargs, ctx))
             else:
+                seconds = seconds_for(tool, ctx, timeout)
                 result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
         return _settled(result, name, call_id, started, self._redact)
 
     def run_sync(
         self, name: str, arguments: Any = None, context: ExecutionContext | None = None,
-        *, call_id: str | None = None, timeout: float | None = None,
+        call_id: str | None = None, timeout: float | None = None,
     ) -> ToolResult:  # fmt: skip
         """`run` for sync code, with the same options (where handlers run: see
         `forge.tools.execution.executor`)."""
         ctx = context or self._context
-        tool = self._get(name)
-        kind = 0 if tool is None else tool._plain
-        if not (  # the blocking driver's one fast path: a sync handler run on this thread
-            tool is not None and kind > 1 and self._plain and type(arguments) is not str
-            and (kind == 3 or not timeout)
-            and (ctx is None or (
-                not ctx.dry_run and ctx.permissions is None
-                and (kind == 3 or ctx.timeout is None)
-            ))
-        ):  # fmt: skip
+        get = self._get  # an attribute, not a method: called through a local, it specialises
+        tool = get(name)
+        # The blocking driver's one fast path: a sync handler run on this thread.
+        kind = tool._plain if tool is not None and self._plain and type(arguments) is not str else 0
+        if ctx is None:
+            fast = kind == 3 or (kind == 2 and not timeout)
+        else:
+            fast = (
+                kind > 1
+                and not ctx.dry_run
+                and ctx.permissions is None
+                and (kind == 3 or (not timeout and ctx.timeout is None))
+            )
+        if not fast or tool is None:
             if type(arguments) is str:
                 return complete(self._entry(BLOCKING, name, arguments, ctx, call_id, timeout))
             return complete(self._pipeline(BLOCKING, name, tool, arguments, ctx, call_id, timeout))
-        args = arguments
-        started = _traced(name, call_id, args) if _tracing(TRACE) else None
+        started = None if _known_answers(TRACE) is False else _traced(name, call_id, arguments)
         try:
             compiled = tool._compiled or tool.compiled()
-            result = (compiled.run_sync or sync_runner(tool, compiled))(args, ctx)
-        except Exception as exc:  # the runner validates first: its errors are the model's
+            validate_python = compiled.validate_python
+            if validate_python is None or type(arguments) is not dict:
+                kwargs = compiled.validate(arguments)
+            else:  # `_validate`, inlined
+                try:
+                    kwargs = validate_python(arguments)[1]
+                except Exception:
+                    kwargs = compiled.validate(arguments)  # raises naming every field
+        except Exception as exc:
             result = _rejected(tool, exc)
-        if call_id is None and started is None and result.success:
-            return result
+        else:
+            fn = compiled.fn
+            try:
+                out = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx)
+            except BaseException as exc:
+                result = _checked(handler_failed(tool, exc))
+            else:  # `_answered`, inlined
+                cls = type(out)
+                if started is None and (
+                    (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
+                    or cls in _OTHER_SCALARS
+                ):  # fmt: skip
+                    return _succeeded(out, name, call_id)
+                result = _checked(finish(out, name))
         return _settled(result, name, call_id, started, self._redact)
+
+
+def _answered(
+    out: Any, name: str, call_id: str | None, started: float | None, redact: Redactor | None
+) -> ToolResult:
+    """A fast path's result for the handler's return value ``out``: checked, tagged, logged."""
+    cls = type(out)  # `plain`, inlined: the common case needs nothing else
+    if started is None and (
+        (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
+        or cls in _OTHER_SCALARS
+    ):  # fmt: skip
+        return _succeeded(out, name, call_id)
+    return _settled(_checked(finish(out, name)), name, call_id, started, redact)
 
 
 def _settled(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 
 logger = get_logger("tools.executor")
 TRACE, FAILED = logging.DEBUG, logging.INFO  # per-call lines; failures one level up
-_tracing = logger.isEnabledFor  # bound once: the fast paths ask it on every call
+# The logger's cached answers to `Logger.isEnabledFor`, read by the fast paths without
+# that Python call: the logging module empties this dict in place whenever a level
+# changes, and an answer of False there is final. A missing answer (or True) is settled
+# by `_traced`, which asks `isEnabledFor` itself.
+_known_answers: Callable[[int], bool | None] = getattr(logger, "_cache", {}).get
 
 
 def _check_limit(what: str, value: int | None) -> None:
@@ -48,18 +52,16 @@ def _validation_error(name: str, message: str) -> ToolValidationError:
     return ToolValidationError(name, [FieldError(path="", kind="type", message=message)])
 
 
-def _validate(tool: Tool, compiled: Compiled, args: Any) -> dict[str, Any]:
+def _validate(compiled: Compiled, args: Any) -> dict[str, Any]:
     """The tool's compiled validation, calling pydantic-core directly when it can."""
     validate_python = compiled.validate_python
-    if validate_python is None:
+    if validate_python is None or type(args) is not dict:
         return compiled.validate(args)
-    if type(args) is dict:
-        try:
-            kwargs: dict[str, Any] = validate_python(args)[1]
-        except Exception:
-            return compiled.validate(args)  # raises ToolValidationError naming every field
-        return kwargs
-    return compiled.validate(args)
+    try:
+        kwargs: dict[str, Any] = validate_python(args)[1]
+    except Exception:
+        return compiled.validate(args)  # raises ToolValidationError naming every field
+    return kwargs
 
 
 def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:

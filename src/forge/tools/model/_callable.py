@@ -9,7 +9,10 @@ class docstring while ``get_weather.__doc__`` is the function's.
 
 Python reads ``__doc__``, ``__module__`` and ``__annotations__`` raw from the class
 dictionary for the class itself, so they are stored there as a ``str`` or ``dict``
-subclass (the class's value) that is also a descriptor (the tool's value).
+subclass (the class's value) that is also a descriptor (the tool's value). A class
+dictionary cannot hold ``__qualname__`` at all, so each tool keeps its own in a slot
+(`Named`), set when the tool is built or unpickled; a ``__getattr__`` would do it too,
+but would slow every attribute read of every tool.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["install", "qualname", "wrapped"]
+__all__ = ["Named", "install", "qualname", "wrapped"]
 
 Read = Callable[[Any], Any]
 
@@ -34,6 +37,10 @@ class _ClassText(str):
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         return self if instance is None else self._read(instance)
+
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        # pickle writes the class's ``__module__`` when it pickles a tool: as plain text
+        return str, (str(self),)
 
 
 class _ClassAnnotations(dict[str, Any]):
@@ -66,6 +73,12 @@ def qualname(tool: Any) -> str:
     """The handler's qualified name, else the tool's name."""
     found = getattr(tool.handler, "__qualname__", None)
     return found if isinstance(found, str) else tool.name
+
+
+class Named:
+    """The base of `Tool`: one slot, ``__qualname__`` (the class's own stays on the class)."""
+
+    __slots__ = ("__qualname__",)
 
 
 def install(cls: type) -> None:

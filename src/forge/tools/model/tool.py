@@ -6,7 +6,7 @@ import importlib
 import inspect
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack, overload
 
 from forge.core.errors import ToolDefinitionError, ToolValidationError
@@ -34,7 +34,7 @@ _UNSET = object()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class Tool:
+class Tool(_callable.Named):
     """One tool: its definition, its metadata and the thing that runs it.
 
     Every way of defining a tool (decorator, `BaseTool`, builder, record,
@@ -77,9 +77,11 @@ class Tool:
     _returns: ReturnSchema | object | None = field(default=_UNSET, init=False, repr=False)
     """The output schema from the return annotation, once read (internal)."""
     _plain: int = field(default=0, init=False, repr=False)
-    """Which of the engine's fast paths may run it (internal): 0 none (a concurrency limit,
-    an output limit or a process); 1 the async driver's; 2 the blocking driver's too, when
-    the call has no deadline; 3 both, always (a sync handler placed inline)."""
+    """Which of the engine's fast paths may run it, and how (internal): 0 none (a
+    concurrency limit, an output limit or a process); 1 the async driver's, awaiting an
+    async handler; 2 the async driver's on a worker thread, and the blocking driver's when
+    the call has no deadline; 3 both, on the caller's thread (a sync handler placed
+    inline); 4 the async driver's on a worker thread (a sync handler with a timeout)."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -91,6 +93,13 @@ class Tool:
         _check_execution_options(self)
         _check_output_option(self)
         object.__setattr__(self, "_plain", _fast_paths(self))
+        object.__setattr__(self, "__qualname__", _callable.qualname(self))
+
+    def __setstate__(self, state: list[Any]) -> None:
+        """Unpickle: the fields in order, as dataclasses pickles them, then ``__qualname__``."""
+        for name, value in zip((f.name for f in fields(self)), state, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "__qualname__", _callable.qualname(self))
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -303,14 +312,6 @@ class Tool:
         """The handler (so `inspect.signature` gives its signature); absent without one."""
         return _callable.wrapped(self)  # type: ignore[no-any-return]
 
-    if not TYPE_CHECKING:
-
-        def __getattr__(self, name: str) -> Any:
-            # ``__qualname__`` cannot live in a class dict (Python takes it as the class's)
-            if name == "__qualname__":
-                return _callable.qualname(self)
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
 
 _callable.install(Tool)
 
@@ -333,7 +334,7 @@ def _fast_paths(t: Tool) -> int:
         return 1
     if t.placement == "inline":
         return 3
-    return 1 if t.timeout else 2
+    return 4 if t.timeout else 2
 
 
 def _value(t: Tool, result: ToolResult) -> Any:

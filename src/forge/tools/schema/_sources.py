@@ -36,8 +36,6 @@ class Compiled:
     """Set when the handler is called as ``fn(**kwargs)`` with nothing injected."""
     validate_python: Callable[[Any], Any] | None = None
     """pydantic-core's validator returning ``(args, kwargs)``, when that is the validator."""
-    run_sync: Callable[[Any, ExecutionContext | None], Any] | None = None
-    """Validate and call a sync handler inline (built on first use by `_run.sync_runner`)."""
     table: Table | None = None
     """The parameter table of a simple schema (set by `Tool.compiled`), read by the formats."""
 

@@ -68,13 +68,12 @@ class ToolResult:
         The engine builds one on every call; this is `ok` without the keyword handling.
         """
         result = _new(cls)
-        _set_dict(
-            result,
-            {
-                "success": True, "output": output, "metadata": {}, "tool_name": tool_name,
-                "call_id": call_id,
-            },
-        )  # fmt: skip
+        fields = result.__dict__
+        fields["success"] = True
+        fields["output"] = output
+        fields["tool_name"] = tool_name
+        if call_id is not None:
+            fields["call_id"] = call_id
         return result
 
     def for_call(self, call_id: str | None, tool_name: str | None) -> ToolResult:
@@ -105,8 +104,9 @@ class ToolResult:
 
 
 # Results are built on every call. The frozen dataclass __init__ sets each field
-# through object.__setattr__; assigning the instance __dict__ in one step (fields
-# left at their defaults fall back to the class attributes) costs a third of it.
+# through object.__setattr__; filling the instance __dict__ directly costs a third of
+# it. Fields left at their defaults fall back to the class attributes, and an empty
+# ``metadata`` is created on first read (`_EmptyUntilRead`).
 _new = object.__new__
 _set_dict = ToolResult.__dict__["__dict__"].__set__
 
@@ -122,11 +122,24 @@ def _make(  # noqa: PLR0917 - positional on purpose: this is the per-call hot pa
     tool_name: str | None,
 ) -> ToolResult:
     result = _new(cls)
-    _set_dict(
-        result,
-        {
-            "success": success, "output": output, "error": error, "error_kind": kind,
-            "metadata": metadata, "call_id": call_id, "tool_name": tool_name,
-        },
-    )  # fmt: skip
+    fields = {
+        "success": success, "output": output, "error": error, "error_kind": kind,
+        "call_id": call_id, "tool_name": tool_name,
+    }  # fmt: skip
+    if metadata:
+        fields["metadata"] = metadata
+    _set_dict(result, fields)
     return result
+
+
+class _EmptyUntilRead:
+    """The class attribute behind ``metadata``: a result built without metadata gets its
+    own empty dict on first read (an instance value, once set, takes precedence)."""
+
+    def __get__(self, result: ToolResult | None, owner: type[ToolResult]) -> Any:
+        if result is None:
+            return self
+        return result.__dict__.setdefault("metadata", {})
+
+
+ToolResult.metadata = _EmptyUntilRead()  # type: ignore[assignment]

@@ -205,6 +205,37 @@ def test_failures_are_logged_even_when_debug_is_off(
     assert [r.levelno for r in caplog.records] == [logging.INFO]
 
 
+def test_the_fast_paths_see_a_level_turned_on_after_calls_ran_without_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The fast paths read the logger's cached answer: turning DEBUG on (or off) between
+    calls takes effect on the next call, from sync and async code alike."""
+
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    async def aadd(a: int, b: int) -> int:
+        return a + b
+
+    registry = ToolRegistry([tool(add), tool(aadd)])
+    with caplog.at_level(logging.INFO, logger="forge.tools.executor"):
+        registry.execute("add", {"a": 1, "b": 2})  # the logger now caches "DEBUG is off"
+        run(registry.aexecute("aadd", {"a": 1, "b": 2}))
+    assert caplog.records == []
+    with caplog.at_level(logging.DEBUG, logger="forge.tools.executor"):
+        registry.execute("add", {"a": 1, "b": 2})
+        run(registry.aexecute("aadd", {"a": 1, "b": 2}))
+    started = [r.getMessage() for r in caplog.records if "Executing tool" in r.getMessage()]
+    assert [line.split(" with ")[0] for line in started] == [
+        "Executing tool: add",
+        "Executing tool: aadd",
+    ]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="forge.tools.executor"):
+        registry.execute("add", {"a": 1, "b": 2})
+    assert caplog.records == []
+
+
 # -- run, execute_call and call ids -----------------------------------------------------
 
 

@@ -77,3 +77,21 @@ def test_registry_still_takes_it() -> None:
         "location": "Oslo",
         "unit": "c",
     }
+
+
+def _forecast(city: str) -> str:
+    return f"sunny in {city}"
+
+
+forecast = tool(_forecast, name="forecast")
+
+
+def test_a_tool_pickles_with_what_it_reads_like() -> None:
+    """A pickled tool (as Ray ships one) comes back whole: its name, its handler's
+    qualified name and a validated call."""
+    import copy
+    import pickle
+
+    for back in (pickle.loads(pickle.dumps(forecast)), copy.deepcopy(forecast)):
+        assert (back.name, back.__name__, back.__qualname__) == ("forecast",) * 2 + ("_forecast",)
+        assert back.execute_sync({"city": "Oslo"}) == "sunny in Oslo"
