@@ -65,8 +65,10 @@ def limit(text: str, max_chars: int = MAX_MESSAGE_CHARS) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 3] + "..."
 
 
-def _fail(message: str, kind: ErrorKind, retryable: bool, **metadata: Any) -> ToolResult:
-    return ToolResult.fail(limit(message), error_kind=kind, retryable=retryable, **metadata)
+def _fail(name: str, message: str, kind: ErrorKind, retryable: bool, **metadata: Any) -> ToolResult:
+    """The failed result of a call of ``name``, tagged with the tool's name."""
+    failed = ToolResult.fail(limit(message), error_kind=kind, retryable=retryable, **metadata)
+    return failed.for_call(None, name)
 
 
 def unknown_tool(name: str, available: Sequence[str]) -> ToolResult:
@@ -84,21 +86,23 @@ def unknown_tool(name: str, available: Sequence[str]) -> ToolResult:
     )
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return _fail(
+        str(name),
         f"Unknown tool: {name}.{hint} Call one of the available tools: {shown or '(none)'}.",
         ErrorKind.UNKNOWN_TOOL,
         bool(available),
-    ).for_call(None, str(name))
+    )
 
 
 def invalid_json(name: str, detail: str, hint: str = "") -> ToolResult:
     """The arguments text is not valid JSON (``hint`` lists the keys the tool takes)."""
     return _fail(
+        name,
         f"Invalid JSON in the arguments of {name}: {detail}\n"
         "Retrying can help: send the call again with the arguments as one complete JSON "
         f"object{hint}.",
         ErrorKind.INVALID_JSON,
         True,
-    ).for_call(None, name)
+    )
 
 
 def invalid_arguments(
@@ -108,13 +112,14 @@ def invalid_arguments(
     details = "; ".join(str(e) for e in exc.errors) or "the arguments were rejected"
     excerpt = schema_excerpt(parameters, [e.path for e in exc.errors]) if parameters else ""
     return _fail(
+        name,
         f"Invalid arguments for tool {name!r}: {details}."
         + (f" {excerpt}" if excerpt else "")
         + " Fix the arguments and call again.",
         ErrorKind.INVALID_ARGUMENTS,
         True,
         errors=[{"path": e.path, "kind": e.kind, "message": e.message} for e in exc.errors],
-    ).for_call(None, name)
+    )
 
 
 def schema_excerpt(parameters: Mapping[str, Any], paths: Iterable[str]) -> str:
@@ -146,27 +151,30 @@ def denied(name: str, reason: str | None) -> ToolResult:
     """A permission policy or a person refused the call."""
     because = f": {reason.rstrip('.')}" if reason else ""
     return _fail(
+        name,
         f"Permission denied for tool {name!r}{because}. The tool did not run. Do not retry the "
         "same call; choose another approach or ask the user.",
         ErrorKind.DENIED,
         False,
-    ).for_call(None, name)
+    )
 
 
 def timeout(name: str, seconds: float) -> ToolResult:
     """The call did not finish within its timeout."""
     return _fail(
+        name,
         f"Tool {name!r} did not finish within {seconds:g} s. Retrying the same call may time "
         "out again; try a smaller request.",
         ErrorKind.TIMEOUT,
         True,
         timeout=seconds,
-    ).for_call(None, name)
+    )
 
 
 def no_slot(name: str, seconds: float, limit: int) -> ToolResult:
     """The call's deadline passed while it waited for a concurrency slot (it never started)."""
     return _fail(
+        name,
         f"Tool {name!r} did not start within {seconds:g} s: its limit of {limit} call"
         f"{'s' if limit != 1 else ''} at a time (max_concurrency) was taken by calls still "
         "running. Retry later.",
@@ -174,16 +182,17 @@ def no_slot(name: str, seconds: float, limit: int) -> ToolResult:
         True,
         timeout=seconds,
         max_concurrency=limit,
-    ).for_call(None, name)
+    )
 
 
 def cancelled(name: str) -> ToolResult:
     """The call was cancelled before it finished (not a tool error)."""
     return _fail(
+        name,
         f"The call to tool {name!r} was cancelled before it finished. Do not retry unless asked.",
         ErrorKind.CANCELLED,
         False,
-    ).for_call(None, name)
+    )
 
 
 def tool_error(tool: Tool, exc: BaseException, details: ErrorDetails | None = None) -> ToolResult:
@@ -220,9 +229,7 @@ def exception_failure(
         text += f" Error: {message}"
     if details == "traceback" and traceback:
         text += f"\n{traceback}"
-    return _fail(text, ErrorKind.TOOL_ERROR, retryable, exception_type=type_name).for_call(
-        None, name
-    )
+    return _fail(name, text, ErrorKind.TOOL_ERROR, retryable, exception_type=type_name)
 
 
 # Exception names (builtin, socket, httpx, requests, aiohttp) that mean a service is unreachable.
@@ -265,12 +272,13 @@ def crashed(
         "the same call may fail the same way."
     )
     return _fail(
+        name,
         f"Tool {name!r} stopped without a result: {why}. {advice}",
         ErrorKind.TOOL_ERROR,
         smaller,
         exception_type=type_name,
         crashed=True,
-    ).for_call(None, name)
+    )
 
 
 def _traceback(exc: BaseException) -> str:
@@ -285,26 +293,29 @@ def _traceback(exc: BaseException) -> str:
 def misconfigured(name: str, exc: ToolDefinitionError) -> ToolResult:
     """The tool's definition cannot be compiled: the model cannot fix this."""
     return _fail(
+        name,
         f"Tool {name!r} is unavailable: its definition is invalid. Do not retry it.",
         ErrorKind.TOOL_ERROR,
         False,
         definition_error=exc.message,
-    ).for_call(None, name)
+    )
 
 
 def bad_output(name: str, detail: str) -> ToolResult:
     """The handler returned something that cannot be sent to a model as JSON."""
     return _fail(
+        name,
         f"Tool {name!r} returned a value that cannot be sent as JSON ({detail}). "
         "This is a bug in the tool; do not retry it.",
         ErrorKind.TOOL_ERROR,
         False,
-    ).for_call(None, name)
+    )
 
 
 def bad_content(name: str, type_name: str, exc: Exception) -> ToolResult:
     """The handler returned content (a path, an image, ...) that cannot be read or sent."""
     return _fail(
+        name,
         limit(
             f"Tool {name!r} returned {type_name} content that cannot be sent: {exc}. "
             "This is a fault in the tool or its files; retrying will not help.",
@@ -312,7 +323,7 @@ def bad_content(name: str, type_name: str, exc: Exception) -> ToolResult:
         ),
         ErrorKind.TOOL_ERROR,
         False,
-    ).for_call(None, name)
+    )
 
 
 def dry_run(name: str) -> ToolResult:
