@@ -312,14 +312,16 @@ def validate(
 ) -> None:
     """Lint tool definitions: invalid definitions, and what each export would change or drop.
 
-    The per-provider findings are the reports of the very conversion ``export`` runs.
+    Without files or ``--tools`` it checks the bundled example tools. The per-provider
+    findings are the reports of the very conversion ``export`` runs.
     """
     from forge.tools.formats import PROVIDERS
 
     paths = [*(files or []), *(config or [])]
-    if not paths and not spec:
-        raise Failure(EXIT_USAGE, "give the configuration files to check, or --tools MODULE:ATTR")
-    registry = python_tools(spec) if spec else ToolRegistry()
+    if not paths and not spec:  # the bundled examples, as every other command reads them
+        registry = load_registry(None)
+    else:
+        registry = python_tools(spec) if spec else ToolRegistry()
     tools: list[Tool] = registry.list_all()
     issues: Sequence[ConfigIssue] = ()
     if paths:
