@@ -322,3 +322,12 @@ def test_main_returns_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     assert "word_count" in capsys.readouterr().out
     assert main(["show", "absent"]) == EXIT_NOT_FOUND
+
+
+def test_search_finds_nothing_when_no_tool_is_relevant() -> None:
+    """An unrelated query says nothing is relevant; ``--all`` still shows the ranking."""
+    query = "quantum chromodynamics lattice"
+    assert "No tool is relevant to this query" in ok("search", query)
+    assert json.loads(ok("search", query, "--json")) == []
+    assert "convert_temperature" in ok("search", query, "--all")
+    assert json.loads(ok("search", "temperature", "--json"))[0]["name"] == "convert_temperature"

@@ -347,11 +347,26 @@ def search(
     strict_config: StrictOpt = False,
     limit: Annotated[int, typer.Option(min=1, help="At most this many tools.")] = 10,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
+    nearest: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="List the nearest tools even when none is relevant to the query."
+        ),
+    ] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Search the tools by relevance to a natural-language query."""
+    """Search the tools by relevance to a natural-language query.
+
+    A query no tool is relevant to finds nothing; ``--all`` shows the ranking anyway.
+    """
     registry = load_registry(config, spec, strict_config=strict_config)
-    found = registry.search(query, limit=limit, category=_category(category) if category else None)
+    found = registry.search(
+        query, limit=limit, category=_category(category) if category else None,
+        relevant_only=not nearest,
+    )  # fmt: skip
+    if not found and not json_:
+        print("No tool is relevant to this query (--all lists the nearest ones anyway).")
+        return
     render.tool_table(found, as_json=json_)
 
 
