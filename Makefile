@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+SERVE  := $(VENV)/.installed-serve
 PORT   ?= 8765
 
 .PHONY: run test test-fast dist bench clean chromium
@@ -13,10 +14,16 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(SERVE)
+
+# Serving needs only the MCP extra (the SDK brings the HTTP server and the catalog's web stack),
+# so `make run` skips the development stack `make test` installs.
+$(SERVE): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[mcp]'
+	touch $(SERVE)
 
 ## Serve the bundled example tools over MCP, with their web catalog (streamable HTTP on 127.0.0.1; Ctrl+C stops it).
-run: $(STAMP)
+run: $(SERVE)
 	@echo "Serving the example tools over MCP at http://127.0.0.1:$(PORT)/mcp and their catalog at http://127.0.0.1:$(PORT)/ - press Ctrl+C to stop."
 	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT) --metrics
 

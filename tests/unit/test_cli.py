@@ -176,6 +176,14 @@ def test_validate_reports_definitions_and_lint(tmp_path: Path, config: Path) -> 
     assert "1 valid tool(s), 1 error(s)" in table.stdout
 
 
+def test_validate_without_files_checks_the_bundled_examples() -> None:
+    """`validate` alone lints the bundled example tools, as the other commands read them."""
+    out = json.loads(ok("validate", "--json"))
+    assert set(out["tools"]) == EXPECTED
+    assert not [f for f in out["findings"] if f["severity"] == "error"]
+    assert f"{len(EXPECTED)} valid tool(s), 0 error(s)" in ok("validate")
+
+
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -191,7 +199,6 @@ def test_validate_reports_definitions_and_lint(tmp_path: Path, config: Path) -> 
         (("list", "--config", "missing.yaml"), 3, "missing.yaml: file not found"),
         (("call", "echo", "--config", "missing.yaml"), 3, "missing.yaml: file not found"),
         (("validate", "missing.yaml"), 3, "missing.yaml: file not found"),
-        (("validate",), 2, "give the configuration files to check"),
         (("list", "--tools", "no_such_module_xyz:tools"), 2, "cannot import"),
     ],
 )
@@ -315,3 +322,12 @@ def test_main_returns_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     assert "word_count" in capsys.readouterr().out
     assert main(["show", "absent"]) == EXIT_NOT_FOUND
+
+
+def test_search_finds_nothing_when_no_tool_is_relevant() -> None:
+    """An unrelated query says nothing is relevant; ``--all`` still shows the ranking."""
+    query = "quantum chromodynamics lattice"
+    assert "No tool is relevant to this query" in ok("search", query)
+    assert json.loads(ok("search", query, "--json")) == []
+    assert "convert_temperature" in ok("search", query, "--all")
+    assert json.loads(ok("search", "temperature", "--json"))[0]["name"] == "convert_temperature"

@@ -312,14 +312,16 @@ def validate(
 ) -> None:
     """Lint tool definitions: invalid definitions, and what each export would change or drop.
 
-    The per-provider findings are the reports of the very conversion ``export`` runs.
+    Without files or ``--tools`` it checks the bundled example tools. The per-provider
+    findings are the reports of the very conversion ``export`` runs.
     """
     from forge.tools.formats import PROVIDERS
 
     paths = [*(files or []), *(config or [])]
-    if not paths and not spec:
-        raise Failure(EXIT_USAGE, "give the configuration files to check, or --tools MODULE:ATTR")
-    registry = python_tools(spec) if spec else ToolRegistry()
+    if not paths and not spec:  # the bundled examples, as every other command reads them
+        registry = load_registry(None)
+    else:
+        registry = python_tools(spec) if spec else ToolRegistry()
     tools: list[Tool] = registry.list_all()
     issues: Sequence[ConfigIssue] = ()
     if paths:
@@ -345,11 +347,26 @@ def search(
     strict_config: StrictOpt = False,
     limit: Annotated[int, typer.Option(min=1, help="At most this many tools.")] = 10,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
+    nearest: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="List the nearest tools even when none is relevant to the query."
+        ),
+    ] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Search the tools by relevance to a natural-language query."""
+    """Search the tools by relevance to a natural-language query.
+
+    A query no tool is relevant to finds nothing; ``--all`` shows the ranking anyway.
+    """
     registry = load_registry(config, spec, strict_config=strict_config)
-    found = registry.search(query, limit=limit, category=_category(category) if category else None)
+    found = registry.search(
+        query, limit=limit, category=_category(category) if category else None,
+        relevant_only=not nearest,
+    )  # fmt: skip
+    if not found and not json_:
+        print("No tool is relevant to this query (--all lists the nearest ones anyway).")
+        return
     render.tool_table(found, as_json=json_)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import socket
 import string
 import urllib.parse
 from collections.abc import Callable, Coroutine
@@ -22,11 +24,21 @@ __all__ = ["http_handler"]
 
 MAX_REDIRECTS = 5
 MAX_ERROR_BODY = 500
+_ENV_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)")
 _REDIRECTS = {301, 302, 303, 307, 308}
 
 
 class _TooLarge(Exception):
     """The response body passed its size limit (internal: caught in this module)."""
+
+
+class _Unreachable(Exception):
+    """No connection to ``host``: its name did not resolve or every address refused."""
+
+    def __init__(self, host: str, reason: str) -> None:
+        super().__init__(f"{host}: {reason}")
+        self.host = host
+        self.reason = reason
 
 
 def http_handler(
@@ -87,6 +99,8 @@ async def _call(
             f"the response to {method} {_shown(url)} is larger than the "
             f"{spec.max_response_bytes} byte limit; ask for less data."
         )
+    except _Unreachable as exc:
+        return ToolResult.fail(_unreachable_message(spec, method, url, exc, used), retryable=True)
     except _http_errors() as exc:
         return ToolResult.fail(
             f"{method} {_shown(url)} failed: {type(exc).__name__}: {exc}. The server could not "
@@ -94,6 +108,28 @@ async def _call(
             "different arguments will not.",
             retryable=True,
         )
+
+
+def _unreachable_message(
+    spec: HttpSpec, method: str, url: str, exc: _Unreachable, used: dict[str, str]
+) -> str:
+    """Name the host and how to change it, so an offline run does not read like a bug.
+
+    A host that came from the environment is named by its variable, never by its value.
+    """
+    variables = [name for name, value in used.items() if exc.host in value]
+    host = f"the host set by ${{{variables[0]}}}" if variables else exc.host
+    configured = sorted(set(_ENV_NAME.findall(spec.url.partition("?")[0])))
+    where = (
+        f"the environment variable {' or '.join(configured)} sets its address"
+        if configured
+        else "its address is the url in the tool's configuration"
+    )
+    return (
+        f"{method} {_shown(url)} failed: {host} could not be reached ({exc.reason}). "
+        f"The tool needs network access to that host ({where}); retrying the same call "
+        "later may help, different arguments will not."
+    )
 
 
 def _http_errors() -> tuple[type[Exception], ...]:
@@ -299,7 +335,10 @@ async def _send(
     import httpx
 
     port = target.port or (443 if target.scheme == "https" else 80)
-    addresses = await resolve_checked(target.host, port, policy=policy)
+    try:
+        addresses = await resolve_checked(target.host, port, policy=policy)
+    except socket.gaierror:
+        raise _Unreachable(target.host, "its name did not resolve") from None
     extensions = {"sni_hostname": target.host} if target.scheme == "https" else {}
     client.cookies.clear()  # cookies set by one hop never travel to the next
     for position, address in enumerate(addresses, start=1):
@@ -313,7 +352,7 @@ async def _send(
             break
         except httpx.ConnectError:
             if position == len(addresses):
-                raise
+                raise _Unreachable(target.host, "no connection to its address") from None
     try:
         data = await _read_limited(response, spec.max_response_bytes)
     finally:

@@ -27,8 +27,10 @@ def search_tools(
     limit: int = 10,
     category: ToolCategory | str | None = None,
     tags: Iterable[str] | str = (),
+    relevant_only: bool = False,
 ) -> list[Tool]:
-    """The tools most relevant to ``query``, best first.
+    """The tools most relevant to ``query``, best first (none, with ``relevant_only``, when
+    no tool is relevant to it).
 
     The index is cached per version of the store and kept up to date tool by tool: after a
     change, only the tools the store's corpus has not seen are tokenized and embedded.
@@ -39,7 +41,10 @@ def search_tools(
     corpus = corpus_for(store)
     index = store.derived("search", lambda tools: SearchIndex(tools, corpus=corpus))
     wanted = ToolCategory.parse(category) if category is not None else None
-    return index.search(query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"))
+    return index.search(
+        query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"),
+        relevant_only=relevant_only,
+    )  # fmt: skip
 
 
 def prompt_text(store: ToolSource, options: PromptOptions) -> str:

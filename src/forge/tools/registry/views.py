@@ -218,6 +218,7 @@ class ToolAPI(ToolReads, RunMethods):
         limit: int = 10,
         category: ToolCategory | str | None = None,
         tags: Iterable[str] | str = (),
+        relevant_only: bool = False,
     ) -> list[Tool]:
         """Return the tools most relevant to ``query``, best first (BM25 ranking).
 
@@ -226,8 +227,13 @@ class ToolAPI(ToolReads, RunMethods):
             limit: The most tools to return.
             category: Keep only tools of this category.
             tags: Keep only tools carrying all these tags (one string: one tag).
+            relevant_only: Return nothing when no tool is relevant to the query. Without
+                it the nearest tools come back even for an unrelated query: the search
+                ranks, it does not filter.
         """
-        return search_tools(self, query, limit=limit, category=category, tags=tags)
+        return search_tools(
+            self, query, limit=limit, category=category, tags=tags, relevant_only=relevant_only
+        )
 
     def generate_prompt(
         self, options: PromptOptions | None = None, /, **keywords: Unpack[PromptKeywords]

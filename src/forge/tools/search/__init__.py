@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FEATURES",
+    "RELEVANT_COSINE",
+    "RELEVANT_COVERAGE",
     "SearchIndex",
     "WEIGHTS",
     "corpus_for",
@@ -82,6 +84,12 @@ SEMANTIC_FLOOR = 0.2
 SEMANTIC_SHARE = 0.5
 #: In a request of several steps, the whole request's best tools that come before any step's.
 WHOLE_FIRST = 3
+#: With ``relevant_only``, a query finds nothing unless some candidate covers at least
+#: ``RELEVANT_COVERAGE`` of its terms (IDF-weighted) or is at least ``RELEVANT_COSINE`` near it
+#: in meaning. Set on the development retrieval sets to drop at most 0.5 % of the gold tools
+#: ranked in the top 10 (``bench/eval_relevance.py``).
+RELEVANT_COVERAGE = 0.06
+RELEVANT_COSINE = 0.45
 FEATURES = (
     "whole_bm25",
     "name_coverage",
@@ -288,15 +296,21 @@ class SearchIndex:
         limit: int = 10,
         category: ToolCategory | None = None,
         tags: Sequence[str] = (),
+        relevant_only: bool = False,
     ) -> list[Tool]:
         """Return up to ``limit`` matching tools, best first; ties keep registration order.
 
         A request of several steps (``_intents.parts``) keeps the whole request's
         ``WHOLE_FIRST`` best tools first, then takes each step's best and the whole request's
         next in turn, so the tools every step needs are near the top.
+
+        The ranking always has tools while the registry does; with ``relevant_only`` a query
+        no tool is relevant to (`is_relevant`) finds nothing instead.
         """
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
+        if relevant_only and not self.is_relevant(query, category=category, tags=tags):
+            return []
         whole = self._rank(query, limit, category, tags)
         steps = parts(query, lambda part: bool(tokenize(part)))
         if len(steps) > 1:
@@ -306,6 +320,22 @@ class SearchIndex:
             ]
             whole = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
         return [self._tools[i] for i in whole[:limit]]
+
+    def is_relevant(
+        self, query: str, *, category: ToolCategory | None = None, tags: Sequence[str] = ()
+    ) -> bool:
+        """Whether some tool is relevant to ``query``, not just the nearest of unrelated ones.
+
+        A candidate must share enough of the query's weighted terms (``RELEVANT_COVERAGE``)
+        or be near enough in meaning (``RELEVANT_COSINE``); both are absolute, unlike the
+        ranking's relative features, so the answer does not hang on the other tools.
+        """
+        _, features = self.candidates(query, category=category, tags=tags)
+        if not len(features):
+            return False
+        coverage = features[:, FEATURES.index("query_coverage_idf")]
+        cosine = features[:, FEATURES.index("semantic")]
+        return bool((coverage >= RELEVANT_COVERAGE).any() or (cosine >= RELEVANT_COSINE).any())
 
     def _rank(
         self, query: str, limit: int, category: ToolCategory | None, tags: Sequence[str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -431,3 +432,51 @@ def test_an_invalid_server_from_the_environment_is_a_redacted_error(
     assert "InvalidURL" in (result.error or "")
     assert "secret-host" not in (result.error or "")
     assert "${FORGE_TEST_HOST}" in (result.error or "")
+
+
+def test_an_unresolvable_host_names_it_and_says_the_tool_needs_the_network() -> None:
+    """A name that does not resolve is a clear, retryable message, not a raw ``gaierror``."""
+    result = http_tool({"url": "http://api.nowhere.invalid/x"}).execute("call_api", {})
+    assert not result.success
+    error = result.error or ""
+    assert "api.nowhere.invalid could not be reached (its name did not resolve)" in error
+    assert "needs network access" in error
+    assert "the url in the tool's configuration" in error
+    assert "gaierror" not in error
+    assert result.metadata["retryable"] is True
+
+
+def test_a_closed_port_names_the_host() -> None:
+    """Every address refusing the connection reads the same way as an unresolvable name."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = http_tool({"url": f"http://127.0.0.1:{port}/x"}).execute("call_api", {})
+    error = result.error or ""
+    assert "127.0.0.1 could not be reached (no connection to its address)" in error
+    assert "ConnectError" not in error
+
+
+def test_an_unreachable_host_from_the_environment_is_named_by_its_variable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The message says which variable sets the address, and never shows the value."""
+    monkeypatch.setenv("FORGE_TEST_BASE", "http://private-s3cret.invalid")
+    result = http_tool({"url": "${FORGE_TEST_BASE}/x"}).execute("call_api", {})
+    error = result.error or ""
+    assert "the host set by ${FORGE_TEST_BASE} could not be reached" in error
+    assert "the environment variable FORGE_TEST_BASE sets its address" in error
+    assert "s3cret" not in error
+
+
+def test_the_bundled_exchange_rate_offline_says_how_to_point_it_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The example's http tool, its server unreachable, names the variable that moves it."""
+    from forge.examples import example_registry
+
+    monkeypatch.setenv("FORGE_EXAMPLES_HTTP_BASE", "http://rates.invalid")
+    result = example_registry().execute("exchange_rate", {"base": "EUR", "symbols": "USD"})
+    error = result.error or ""
+    assert "could not be reached" in error
+    assert "FORGE_EXAMPLES_HTTP_BASE sets its address" in error

@@ -481,3 +481,30 @@ def test_a_query_or_description_with_a_lone_surrogate_is_searched() -> None:
 
     registry.register(tool(lookup, name="weather", description="Weather \udc80 for a city."))
     assert [t.name for t in registry.search("weather \ud800 in Paris")] == ["weather"]
+
+
+RELEVANCE_TOOLS = [
+    record("get_weather", "Get the current weather forecast for a city."),
+    record("convert_currency", "Convert an amount of money from one currency to another."),
+    record("send_email", "Send an email message to a recipient."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "relevant"),
+    [
+        ("what's the weather in Paris", True),
+        ("100 euro in US dollars", True),
+        ("email Bob the report", True),
+        ("quantum chromodynamics lattice", False),
+        ("the migration patterns of arctic terns", False),
+    ],
+)
+def test_relevant_only_finds_nothing_for_an_unrelated_query(query: str, relevant: bool) -> None:
+    """The ranking always has tools; ``relevant_only`` returns none when none is relevant."""
+    registry = ToolRegistry([from_record(r) for r in RELEVANCE_TOOLS])
+    assert registry.search(query, limit=2)  # ranked, never filtered by default
+    found = registry.search(query, limit=2, relevant_only=True)
+    assert bool(found) is relevant
+    if relevant:
+        assert found == registry.search(query, limit=2)  # the gate never reorders
