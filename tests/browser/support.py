@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from pathlib import Path
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AnyUrl, BaseModel, Field

@@ -26,7 +26,7 @@ def open_long_tool(page: Any, catalog: CatalogServer) -> None:
 
 
 def test_try_it_is_on_the_first_screen(page: Any, catalog: CatalogServer) -> None:
-    """"Try it" starts within the first 800 pixels, after the description and a one-line
+    """The "Try it" heading starts within the first 800 pixels, after the description and a one-line
     summary of the parameters."""
     open_long_tool(page, catalog)
     params = page.locator(".params")

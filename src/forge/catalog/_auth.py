@@ -95,7 +95,8 @@ def login_page(error: str | None = None) -> bytes:
         "</head>\n<body>\n"
         '<header class="top" role="banner"><h1>forge-tools catalog</h1></header>\n'
         '<main id="main" class="sign-in">\n'
-        '<form class="sign-in-form" method="post" action="/login" aria-labelledby="sign-in-heading">\n'
+        '<form class="sign-in-form" method="post" action="/login" '
+        'aria-labelledby="sign-in-heading">\n'
         '<h2 id="sign-in-heading">Sign in</h2>\n'
         f"{alert}"
         '<label for="token">Access token</label>\n'
