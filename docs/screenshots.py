@@ -1,4 +1,4 @@
-"""Re-make the catalog screenshots shown in the README (``docs/catalog-*.png``).
+"""Re-make the catalog's screenshots (``docs/catalog-*.png``).
 
 Serves the browser tests' tools with `serve_http` on 127.0.0.1, opens the catalog in the same
 headless Chromium as the tests (Debian's ``chromium``, driven by Playwright) at 1280x800, and
@@ -23,6 +23,7 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 from tests.browser.support import (  # noqa: E402
     CHROMIUM_FLAGS,
     INSTALL_HINT,
+    TOKEN,
     VIEWPORT,
     CatalogServer,
     catalog_registry,
@@ -74,21 +75,36 @@ def shoot(page: Any, url: str) -> None:
     scroll_to(page, "#try-form .actions")
     save(page, "catalog-try-result")
 
+    page.goto(url + "#/tool/book_shipment")
+    expect(page.locator("#tool-heading")).to_contain_text("book_shipment")
+    page.evaluate("window.scrollTo(0, 0)")
+    save(page, "catalog-tool-page")
+
+
+def shoot_sign_in(page: Any, url: str) -> None:
+    """The page a browser gets from a server with a token, before signing in."""
+    page.goto(url)
+    expect(page.get_by_label("Access token")).to_be_visible()
+    save(page, "catalog-sign-in")
+
 
 def main() -> None:
     chromium = find_chromium()
     if chromium is None:
         sys.exit(INSTALL_HINT)
     server = CatalogServer(catalog_registry(), token=None)
+    guarded = CatalogServer(catalog_registry(), token=TOKEN)
     try:
         with sync_playwright() as playwright:
             # Playwright gives each launch a fresh temporary profile (user-data-dir).
             browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport=VIEWPORT)
             shoot(page, server.url)
+            shoot_sign_in(browser.new_page(viewport=VIEWPORT), guarded.url)
             browser.close()
     finally:
         server.stop()
+        guarded.stop()
 
 
 if __name__ == "__main__":

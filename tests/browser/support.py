@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AnyUrl, BaseModel, Field
 
 from forge.examples import example_registry
 from forge.tools import ToolRegistry, tool
@@ -128,13 +129,83 @@ def inches_to_cm(inches: float) -> float:
     return round(inches * 2.54)
 
 
+class Address(BaseModel):
+    """Where a parcel goes or comes from."""
+
+    street: str = Field(min_length=1, max_length=200, description="Street and number")
+    city: str = Field(description="City")
+    postcode: str = Field(pattern=r"^[A-Z0-9 -]{3,10}$", description="Postal code")
+    country: str = Field(default="PT", min_length=2, max_length=2, description="ISO 3166 code")
+
+
+class Parcel(BaseModel):
+    """One box in the shipment."""
+
+    weight_kg: float = Field(gt=0, le=70, description="Weight in kilograms")
+    dimensions_cm: tuple[int, int, int] = Field(description="Length, width and height")
+    fragile: bool = False
+    contents: list[str] = Field(default_factory=list, max_length=20, description="What is inside")
+
+
+class Insurance(BaseModel):
+    """Cover for loss or damage."""
+
+    kind: Literal["insured"] = "insured"
+    value_eur: float = Field(ge=1, le=50_000, multiple_of=0.01, description="Declared value")
+
+
+@tool(
+    category="task",
+    tags=["shipping", "write"],
+    annotations={"destructive": False, "idempotent": False},
+    version="2.3",
+    usage_notes="Book only after the customer confirmed the price.",
+    limitations=["No dangerous goods", "Europe only"],
+)
+def book_shipment(
+    sender: Address,
+    recipient: Address,
+    parcels: Annotated[list[Parcel], Field(min_length=1, max_length=10)],
+    pickup_after: datetime,
+    notify: Annotated[str, Field(json_schema_extra={"format": "email"})],
+    service: Literal["economy", "standard", "express"] = "standard",
+    cover: Insurance | Literal["none"] = "none",
+    callback_url: AnyUrl | None = None,
+    reference: Annotated[str, Field(max_length=35)] | int | None = None,
+    labels: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Book a courier to collect one or more parcels and deliver them to one address.
+
+    Use this once the customer has chosen a service and confirmed the price; it books a
+    real collection, so check the addresses first. The courier collects after
+    ``pickup_after`` on the next working day the sender's depot serves, and the tracking
+    number comes back in the result.
+
+    Args:
+        sender: Where the courier collects the parcels.
+        recipient: Where the parcels go.
+        parcels: The boxes, each with its weight and size.
+        pickup_after: The earliest collection time, with its time zone.
+        notify: Who gets the tracking emails.
+        service: How fast: economy (3-5 days), standard (2 days) or express (next day).
+        cover: Insurance for the declared value, or none.
+        callback_url: Where to post tracking events, if anywhere.
+        reference: The customer's own reference, printed on the label.
+        labels: Free-form labels kept with the booking.
+    """
+    boxes = len(parcels)
+    return {"tracking": f"FT{boxes:02d}{recipient.postcode.replace(' ', '')}", "service": service}
+
+
 def catalog_registry() -> ToolRegistry:
-    """The bundled example tools plus four that exercise the form, confirmation and metadata."""
+    """The bundled example tools plus five that exercise the form, confirmation, metadata and
+    a long page (`book_shipment`, with many conversion notes)."""
     registry = example_registry()
     registry.register(plan_trip)
     registry.register(erase_notes)
     registry.register(echo_arguments)
     registry.register(inches_to_cm)
+    registry.register(book_shipment)
     return registry
 
 

@@ -17,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable
 
-__all__ = ["COOKIE", "Sessions", "cookie_value", "login_page"]
+__all__ = ["COOKIE", "PUBLIC_ASSETS", "Sessions", "cookie_value", "login_page"]
 
 COOKIE = "forge_catalog"
 SESSION_SECONDS = 12 * 3600
@@ -73,21 +73,37 @@ def _digest(session: str) -> str:
     return hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()
 
 
+PUBLIC_ASSETS = frozenset({"/static/app.css", "/static/favicon.svg"})
+"""What the sign-in page loads before anyone signs in: the catalog's look, no tool data."""
+
+
 def login_page(error: str | None = None) -> bytes:
-    """The sign-in page: a token form and nothing else (no script, no style, no tool data)."""
-    alert = f'<p role="alert">{html.escape(error)}</p>\n' if error else ""
+    """The sign-in page: a token form in the catalog's style (no script, no tool data)."""
+    alert = (
+        f'<p class="notice" role="alert" id="token-error">{html.escape(error)}</p>\n'
+        if error
+        else ""
+    )
+    described = "token-hint token-error" if error else "token-hint"
     return (
         "<!doctype html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<title>forge-tools catalog: sign in</title>\n</head>\n<body>\n<main>\n"
-        "<h1>forge-tools catalog</h1>\n"
-        "<p>This server needs its access token.</p>\n"
+        "<title>Sign in · forge-tools catalog</title>\n"
+        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">\n'
+        '<link rel="stylesheet" href="/static/app.css">\n'
+        "</head>\n<body>\n"
+        '<header class="top" role="banner"><h1>forge-tools catalog</h1></header>\n'
+        '<main id="main" class="sign-in">\n'
+        '<form class="sign-in-form" method="post" action="/login" '
+        'aria-labelledby="sign-in-heading">\n'
+        '<h2 id="sign-in-heading">Sign in</h2>\n'
         f"{alert}"
-        '<form method="post" action="/login">\n'
         '<label for="token">Access token</label>\n'
-        '<input id="token" name="token" type="password" autocomplete="current-password" '
-        "required autofocus>\n"
+        '<p id="token-hint" class="hint">This server needs the token it was started with '
+        "(<code>FORGE_TOOLS_TOKEN</code> for <code>forge-tools serve</code>).</p>\n"
+        f'<input id="token" name="token" type="password" autocomplete="current-password" '
+        f'aria-describedby="{described}" required autofocus>\n'
         '<button type="submit">Sign in</button>\n'
         "</form>\n</main>\n</body>\n</html>\n"
     ).encode()

@@ -15,10 +15,11 @@ Routes (the contract the front end is written against):
 =======================================  ===============================================
 
 Every response carries a strict ``Content-Security-Policy`` (``default-src 'self'``, no
-inline script). With a token, everything but ``POST /login`` needs it (`_auth`). A request
-that changes something must come from the catalog's own page (`_csrf`): its own origin, a
-JSON body and the CSRF token (or the bearer token). Each client address may hold only a
-few event streams open, and the server only a few more in all (`StreamBudget`).
+inline script). With a token, everything but ``POST /login`` and the sign-in page's
+stylesheet and icon needs it (`_auth`). A request that changes something must come from
+the catalog's own page (`_csrf`): its own origin, a JSON body and the CSRF token (or the
+bearer token). Each client address may hold only a few event streams open, and the server
+only a few more in all (`StreamBudget`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route, Router
 
-from forge.catalog._auth import COOKIE, Sessions, cookie_value, login_page
+from forge.catalog._auth import COOKIE, PUBLIC_ASSETS, Sessions, cookie_value, login_page
 from forge.catalog._csrf import CsrfTokens, SameOriginWrites
 from forge.catalog._static import load_assets
 from forge.catalog.errors import BadRequestError, ConfirmationRequiredError
@@ -330,8 +331,8 @@ async def _login(request: Request, token: str | None, sessions: Sessions) -> Res
 class _RequireToken:
     """Refuse requests with neither the bearer token nor a live session cookie (401).
 
-    ``POST /login`` passes (it checks the token itself). ``/api/*`` gets a JSON error, any
-    other path the sign-in page.
+    ``POST /login`` passes (it checks the token itself), and so do the stylesheet and icon
+    the sign-in page loads. ``/api/*`` gets a JSON error, any other path the sign-in page.
     """
 
     def __init__(self, app: ASGIApp, token: str, sessions: Sessions) -> None:
@@ -358,7 +359,8 @@ class _RequireToken:
         await send({"type": "http.response.body", "body": body})
 
     def _allowed(self, scope: Scope) -> bool:
-        if scope.get("path") == "/login" and scope.get("method") == "POST":
+        path, method = scope.get("path"), scope.get("method")
+        if (path == "/login" and method == "POST") or (path in PUBLIC_ASSETS and method == "GET"):
             return True
         headers = scope.get("headers", ())
         return bearer_matches(headers, self._token) or self._sessions.valid(cookie_value(headers))

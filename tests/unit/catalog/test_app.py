@@ -171,6 +171,28 @@ def test_without_the_token_everything_is_refused(served: Served) -> None:
         assert anonymous.get("/api/tools", headers=wrong).status_code == 401
 
 
+def test_sign_in_page_loads_the_catalog_stylesheet_without_the_token(served: Served) -> None:
+    """The sign-in page links the catalog's stylesheet and icon, which load before signing
+    in; the scripts and the page itself still need the token."""
+    with served.client(headers={}) as anonymous:
+        page = anonymous.get("/").text
+        assert '<link rel="stylesheet" href="/static/app.css">' in page
+        assert '<label for="token">Access token</label>' in page
+        for public in ("/static/app.css", "/static/favicon.svg"):
+            assert anonymous.get(public).status_code == 200
+        for private in ("/static/app.js", "/static/form.js", "/static/index.html"):
+            assert anonymous.get(private).status_code == 401
+        assert anonymous.post("/static/app.css").status_code == 401
+
+
+def test_a_wrong_token_is_announced_next_to_the_field(served: Served) -> None:
+    """A refused sign-in shows an alert the token field is described by."""
+    with served.client(headers={}) as anonymous:
+        refused = anonymous.post("/login", data={"token": "wrong"}).text
+        assert 'role="alert" id="token-error"' in refused
+        assert 'aria-describedby="token-hint token-error"' in refused
+
+
 def test_signing_in_sets_a_session_cookie_that_opens_only_the_catalog(served: Served) -> None:
     """The cookie is an opaque id, HttpOnly and SameSite=Strict; /mcp still needs the token."""
     with served.client(headers={}) as browser:

@@ -298,21 +298,49 @@ function renderTool(tool) {
       tool.category ? ` · ${tool.category}` : "",
       tool.tags && tool.tags.length ? ` · ${tool.tags.join(", ")}` : ""),
     h("p", { class: "description" }, tool.description || "(no description)"),
+    renderParameters(tool.input_schema),
     renderMetrics(tool.metrics),
+    // What a visitor comes to do first; the reference material follows it.
+    section("Try it", "try", renderTryIt(tool), "panel try"),
     section("Metadata", "metadata", renderMetadata(tool.metadata || {})),
     section("Annotations", "annotations", renderAnnotations(tool.annotations || {})),
-    section("Schemas", "schemas",
+    section("What each provider receives", "providers", renderProviders(tool)),
+    section("Lint findings", "lint", renderLint(tool.lint || [], tool.providers)),
+    section("Schemas", "schemas", [
       h("h4", {}, "Input"), codeBlock(tool.input_schema, "Input schema"),
       h("h4", {}, "Output"), tool.output_schema
-        ? codeBlock(tool.output_schema, "Output schema") : h("p", { class: "muted" }, "No output schema.")),
-    section("What each provider receives", "providers", renderProviders(tool)),
-    section("Lint findings", "lint", renderLint(tool.lint || [])),
-    section("Try it", "try", renderTryIt(tool)));
+        ? codeBlock(tool.output_schema, "Output schema") : h("p", { class: "muted" }, "No output schema.")]));
 }
 
-function section(title, id, ...content) {
-  return h("section", { class: "panel", "aria-labelledby": `${id}-heading` },
-    h("h3", { id: `${id}-heading` }, title), ...content);
+function section(title, id, content, className = "panel") {
+  return h("section", { class: className, "aria-labelledby": `${id}-heading` },
+    h("h3", { id: `${id}-heading` }, title), content);
+}
+
+/** One line naming each argument with its type, so the page says what the tool takes
+ * before the form asks for it. */
+function renderParameters(schema) {
+  if (!schema) return null;
+  const properties = schema.properties || {};
+  const names = Object.keys(properties);
+  if (!names.length) return h("p", { class: "params muted" }, "No parameters.");
+  const required = new Set(schema.required || []);
+  return h("p", { class: "params" }, h("span", { class: "params-label" }, "Parameters: "),
+    names.map((name, index) => [index ? ", " : null, h("span", { class: "param" },
+      h("code", {}, name), " ",
+      h("span", { class: "muted" }, typeText(properties[name]), required.has(name) ? "" : ", optional"))]));
+}
+
+function typeText(schema) {
+  if (!schema || typeof schema !== "object") return "any";
+  if (schema.$ref) return schema.$ref.split("/").pop();
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(" | ")}`;
+  const branches = schema.anyOf || schema.oneOf;
+  if (Array.isArray(branches)) return branches.map(typeText).join(" | ");
+  const type = Array.isArray(schema.type) ? schema.type.join(" | ") : schema.type;
+  if (type === "array") return `list of ${typeText(schema.items)}`;
+  if (type === "string" && schema.format) return `string (${schema.format})`;
+  return type || "any";
 }
 
 function isDestructive(tool) {
@@ -472,8 +500,39 @@ function fillProviderPanel() {
 
 // ---------------------------------------------------------------- lint
 
-function renderLint(findings) {
+/** Findings about the definition itself are listed; those about one provider's conversion
+ * are folded under that provider with their count, since a realistic tool has dozens. */
+function renderLint(findings, providers) {
   if (!findings.length) return h("p", { class: "muted" }, "No findings.");
+  const labels = new Map(providers.map((p) => [p.id, p.label || p.id]));
+  const general = [];
+  const byProvider = new Map();
+  for (const finding of findings) {
+    const id = providerOf(finding.where || "", labels);
+    if (id === null) general.push(finding);
+    else byProvider.set(id, [...(byProvider.get(id) || []), finding]);
+  }
+  return [
+    general.length ? lintList(general) : null,
+    byProvider.size ? h("h4", {}, "Conversion notes per provider") : null,
+    [...byProvider].map(([id, notes]) => {
+      const errors = notes.filter((n) => n.severity === "error").length;
+      return h("details", { class: errors ? "notes notes-error" : "notes", "data-provider": id },
+        h("summary", {}, labels.get(id), " ",
+          h("span", { class: "muted" }, `(${notes.length} note${notes.length === 1 ? "" : "s"}`,
+            errors ? `, ${errors} error${errors === 1 ? "" : "s"}` : "", ")")),
+        lintList(notes));
+    }),
+  ];
+}
+
+/** The provider id a finding's ``where`` names (``openai`` or ``openai (strict)``), if any. */
+function providerOf(where, labels) {
+  const id = where.replace(/ \(strict\)$/, "");
+  return labels.has(id) ? id : null;
+}
+
+function lintList(findings) {
   return h("ul", { class: "lint" }, findings.map((finding) => h("li", {},
     h("span", { class: `severity severity-${finding.severity}` }, finding.severity), " ",
     h("code", {}, finding.code), " ", finding.message,
