@@ -33,7 +33,7 @@ class _TooLarge(Exception):
 
 
 class _Unreachable(Exception):
-    """No connection to ``host``: its name did not resolve or every address refused."""
+    """No connection to ``host``: its name did not resolve or every address refused (internal)."""
 
     def __init__(self, host: str, reason: str) -> None:
         super().__init__(f"{host}: {reason}")
