@@ -79,7 +79,7 @@ sync handler on a worker thread is abandoned, as on timeout.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack, overload
 
 from forge.core.redaction import Redaction, Redactor
@@ -450,10 +450,17 @@ class BatchOptions(TypedDict, total=False):
     timeout: float | None
 
 
-def contextless(registry: ToolSource) -> ToolExecutor:
-    """An executor whose calls have no context unless given one (the registry's runs)."""
+def contextless(
+    registry: ToolSource, on_failure: Callable[[str, ToolResult], ToolResult] | None = None
+) -> ToolExecutor:
+    """An executor whose calls have no context unless given one (the registry's runs).
+
+    ``on_failure`` sees each failed result last and may raise instead of returning it
+    (the registry's ``execute`` and ``aexecute`` raise what the caller caused).
+    """
     executor = ToolExecutor(registry)
     executor._context = None
+    executor._on_failure = on_failure
     return executor
 
 

@@ -81,7 +81,8 @@ class Tool(_callable.Named):
     concurrency limit, an output limit or a process); 1 the async driver's, awaiting an
     async handler; 2 the async driver's on a worker thread, and the blocking driver's when
     the call has no deadline; 3 both, on the caller's thread (a sync handler placed
-    inline); 4 the async driver's on a worker thread (a sync handler with a timeout)."""
+    inline); 4 the async driver's on a worker thread (a sync handler with a timeout); 5 as
+    1, for an async handler with a timeout."""
 
     def __post_init__(self) -> None:
         check_name(self.name)
@@ -331,7 +332,7 @@ def _fast_paths(t: Tool) -> int:
     if t.max_concurrency is not None or t.placement == "process" or t.output_limit is not None:
         return 0
     if t.source.is_async:
-        return 1
+        return 5 if t.timeout else 1
     if t.placement == "inline":
         return 3
     return 4 if t.timeout else 2

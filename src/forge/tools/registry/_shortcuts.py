@@ -1,10 +1,14 @@
 """The run methods a registry and its views share (`RunMethods`).
 
-Every run method delegates to the registry's default executor (`_engine`): a
-`ToolExecutor` with no context, hooks or policy over the object itself, so a
-view's calls look tools up by the view's names. None has a path of its own. The
-raising methods turn the executor's unknown-tool and invalid-argument results
-into exceptions carrying the same message (`_raise_for`).
+Every run method is a default executor's: a `ToolExecutor` with no context, hooks
+or policy over the object itself, so a view's calls look tools up by the view's
+names. None has a path of its own. ``execute`` and ``aexecute`` are the
+``run_sync`` and ``run`` of an executor that raises, instead of returning, the
+failures the caller caused (`_raise_for`: an unknown tool, invalid arguments,
+a definition error), with the message every other entry point puts in its failed
+result. Once that executor exists, its two methods are bound on the instance
+under those names, as `registry.get` is its dict's ``get``: a call then goes
+straight to the executor.
 """
 
 from __future__ import annotations
@@ -70,15 +74,13 @@ class RunMethods:
         Both model-caused errors carry, as ``message``, the text every other entry
         point puts in its failed result (`forge.tools.execution.failures`).
         """
-        result = (self._run_engine or self._engine()).run_sync(name, arguments, context)
-        return result if result.success else _raise_for(self, name, result)
+        return self._raising().run_sync(name, arguments, context)
 
     async def aexecute(
         self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
     ) -> ToolResult:
         """`execute` for async code (sync handlers run off the event loop unless placed inline)."""
-        result = await (self._run_engine or self._engine()).run(name, arguments, context)
-        return result if result.success else _raise_for(self, name, result)
+        return await self._raising().run(name, arguments, context)
 
     def execute_all(
         self,
@@ -155,11 +157,30 @@ class RunMethods:
                 engine = self.__dict__.setdefault("_run_engine", contextless(self))
         return engine
 
+    def _raising(self) -> ToolExecutor:
+        """The executor of `execute` and `aexecute`; binds them on first use (see above)."""
+        engine: ToolExecutor | None = self.__dict__.get("_raising_engine")
+        if engine is None:
+            from forge.tools.execution.executor import contextless
+
+            with self._lock:
+                engine = self.__dict__.get("_raising_engine")
+                if engine is None:
+                    engine = contextless(self, lambda name, result: _raise_for(self, name, result))
+                    self.__dict__["_raising_engine"] = engine
+                    cls = type(self)
+                    if cls.execute is RunMethods.execute:  # a subclass's own method stays
+                        self.__dict__["execute"] = engine.run_sync
+                    if cls.aexecute is RunMethods.aexecute:
+                        self.__dict__["aexecute"] = engine.run
+        return engine
+
     def _close_engine(self) -> None:
-        """Stop the worker threads of the run methods' engine, if it started any."""
-        engine = self.__dict__.get("_run_engine")
-        if engine is not None:
-            engine.close()
+        """Stop the worker threads of the run methods' engines, if they started any."""
+        for key in ("_run_engine", "_raising_engine"):
+            engine = self.__dict__.get(key)
+            if engine is not None:
+                engine.close()
 
 
 def _raise_for(registry: RunMethods, name: str, result: ToolResult) -> ToolResult:

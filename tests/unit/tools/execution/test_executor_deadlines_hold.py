@@ -255,3 +255,40 @@ def test_private_event_loops_are_not_kept_alive_by_deadlines() -> None:
     # One loop may stay: the deadline module caches the latest loop it served.
     holders = [type(r).__name__ for r in gc.get_referrers(loops[-1])] if len(loops) > 1 else []
     assert len(loops) <= 1, f"{len(loops)} private loops kept alive, the last one by {holders}"
+
+
+def _waits_for_gate() -> str:
+    GATE.wait(5)
+    return "late"
+
+
+async def _awaits_gate() -> str:
+    while not GATE.is_set():
+        await asyncio.sleep(0.005)
+    return "late"
+
+
+@pytest.mark.parametrize("handler", [_waits_for_gate, _awaits_gate], ids=["sync", "async"])
+@pytest.mark.parametrize(
+    "context",
+    [None, ExecutionContext(timeout=60)],
+    ids=["no context", "context"],
+)
+def test_a_tools_own_timeout_holds_on_every_fast_path(
+    handler: Callable[..., Any], context: ExecutionContext | None
+) -> None:
+    """A tool's own timeout holds from sync and async code, with or without a context:
+    the fast paths never run it unguarded."""
+    slow = tool(handler, name="slow", timeout=0.05)
+    registry = ToolRegistry([slow])
+    executor = ToolExecutor(registry, context=context)
+    try:
+        for result in (
+            executor.run_sync("slow", {}),
+            asyncio.run(executor.run("slow", {})),
+            registry.execute("slow", {}, context=context),
+        ):
+            assert result.error_kind == ErrorKind.TIMEOUT, result
+    finally:
+        GATE.set()
+        executor.close()

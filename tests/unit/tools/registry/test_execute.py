@@ -822,3 +822,45 @@ def test_base_tool_arguments_are_validated_by_execute() -> None:
     results = r.execute_all([ToolCall("1", "echo", {}), ToolCall("2", "echo", {"text": "ok"})])
     assert results[0].error_kind is ErrorKind.INVALID_ARGUMENTS
     assert results[1].output == "ok"
+
+
+def test_the_raising_run_methods_answer_alike_on_every_call(registry: ToolRegistry) -> None:
+    """``execute`` and ``aexecute`` become the executor's own methods after the first call;
+    from then on they raise and return exactly as on the first call, sync and async."""
+
+    def outcomes() -> list[tuple[str, str]]:
+        seen = []
+        for name, arguments in (("addd", {}), ("add", {"a": "x", "b": 1}), ("add", {"a": 1})):
+            for run in (
+                lambda n=name, a=arguments: registry.execute(n, a),
+                lambda n=name, a=arguments: asyncio.run(registry.aexecute(n, a)),
+            ):
+                with pytest.raises((ToolNotFoundError, ToolValidationError)) as caught:
+                    run()
+                seen.append((type(caught.value).__name__, str(caught.value)))
+        seen.append(("ok", repr(registry.execute("add", {"a": 1, "b": 2}).output)))
+        return seen
+
+    first, again = outcomes(), outcomes()
+    assert first == again
+    assert [kind for kind, _ in first[:2]] == ["ToolNotFoundError"] * 2
+    assert "Did you mean 'add'" in first[0][1]
+    assert registry.execute("add", {"a": 1, "b": 2}, context=ExecutionContext()).output == 3
+
+
+def test_a_subclass_keeps_its_own_execute() -> None:
+    """A registry subclass that overrides ``execute`` is called on every call, not bypassed."""
+
+    class Counting(ToolRegistry):
+        calls = 0
+
+        def execute(
+            self, name: str, arguments: Any = None, *, context: ExecutionContext | None = None
+        ) -> ToolResult:
+            Counting.calls += 1
+            return super().execute(name, arguments, context=context)
+
+    counting = Counting([tool(add)])
+    for _ in range(3):
+        assert counting.execute("add", {"a": 1, "b": 2}).output == 3
+    assert Counting.calls == 3
