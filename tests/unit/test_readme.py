@@ -62,7 +62,7 @@ def run_block(name: str, namespace: dict[str, Any]) -> dict[str, Any]:
 
 
 def session() -> dict[str, Any]:
-    """A namespace holding what the 'Defining tools' guide defines: `registry` with `get_weather`."""
+    """A namespace holding what the 'Defining tools' guide defines (`registry`, `get_weather`)."""
     return run_block("define", {"__name__": "readme"})
 
 
