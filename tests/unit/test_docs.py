@@ -169,3 +169,15 @@ def test_every_docs_page_is_in_the_site() -> None:
     docs = ROOT / "docs"
     for page in sorted(docs.rglob("*.md")):
         assert f": {page.relative_to(docs).as_posix()}" in nav, page
+
+
+def test_every_public_package_has_a_reference_page() -> None:
+    """Each public package of forge.tools, and each product, has its ::: block in the reference."""
+    reference = ROOT / "docs" / "reference"
+    text = "\n".join(p.read_text(encoding="utf-8") for p in reference.rglob("*.md"))
+    tools = ROOT / "src" / "forge" / "tools"
+    packages = [f"forge.tools.{p.parent.name}" for p in sorted(tools.glob("[!_]*/__init__.py"))]
+    for package in ["forge.tools", "forge.mcp", "forge.gateway", "forge.catalog", *packages]:
+        if package == "forge.tools.integrations":
+            continue  # its page documents each integration module (the package exports none)
+        assert f"::: {package}\n" in text, package
