@@ -27,7 +27,7 @@ test: $(STAMP) chromium
 	$(BIN)/ruff format --check src tests bench examples corpora
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/mkdocs build --strict --quiet --site-dir .cache/site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir .cache/site
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --cov=forge --cov-report=term-missing:skip-covered --cov-fail-under=90
 
 ## The fast part of the suite only (skips the tests marked slow: servers, subprocesses, the corpora, long property runs).
@@ -40,7 +40,7 @@ $(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
 
 ## Serve the documentation site at http://127.0.0.1:$(DOCS_PORT)/ (rebuilt on every change; Ctrl+C stops it).
 docs: $(VENV)/.installed-docs
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 $(VENV)/.installed-bench: pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

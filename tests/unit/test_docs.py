@@ -181,3 +181,9 @@ def test_every_public_package_has_a_reference_page() -> None:
         if package == "forge.tools.integrations":
             continue  # its page documents each integration module (the package exports none)
         assert f"::: {package}\n" in text, package
+
+
+def test_the_front_pages_stay_short() -> None:
+    """The README stays a front page and bench/README.md the method and latest tables."""
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 200
+    assert len((ROOT / "bench" / "README.md").read_text(encoding="utf-8").splitlines()) < 400
