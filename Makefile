@@ -5,8 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 SERVE  := $(VENV)/.installed-serve
 PORT   ?= 8765
+DOCS_PORT ?= 8000
 
-.PHONY: run test test-fast dist bench clean chromium
+.PHONY: run test test-fast docs dist bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,17 +28,26 @@ run: $(SERVE)
 	@echo "Serving the example tools over MCP at http://127.0.0.1:$(PORT)/mcp and their catalog at http://127.0.0.1:$(PORT)/ - press Ctrl+C to stop."
 	$(BIN)/forge-tools serve --transport http --host 127.0.0.1 --port $(PORT) --metrics
 
-## Lint, type-check, check the import layers and run the whole test suite.
+## Lint, type-check, check the import layers, build the documentation site (--strict) and run the whole test suite.
 test: $(STAMP) chromium
 	$(BIN)/ruff check src tests bench examples corpora
 	$(BIN)/ruff format --check src tests bench examples corpora
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir .cache/site
 	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile --cov=forge --cov-report=term-missing:skip-covered --cov-fail-under=90
 
 ## The fast part of the suite only (skips the tests marked slow: servers, subprocesses, the corpora, long property runs).
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
+
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+## Serve the documentation site at http://127.0.0.1:$(DOCS_PORT)/ (rebuilt on every change; Ctrl+C stops it).
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 $(VENV)/.installed-bench: pyproject.toml $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -54,7 +64,7 @@ dist: $(BIN)/python
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build dist
+	rm -rf $(VENV) site .cache/site .pytest_cache .mypy_cache .ruff_cache .coverage build dist
 
 ## Install Debian's chromium for the catalog's browser tests when no Chromium is found
 ## (as root with apt-get, else with 'sudo -n'; otherwise it says how).

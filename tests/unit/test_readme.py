@@ -1,6 +1,7 @@
-"""The README's claims and examples hold (the README says what is true).
+"""The README's and the documentation site's claims and examples hold (they say what is true).
 
-Each ```python block after a ``<!-- test: NAME -->`` comment runs here as written. The provider
+Each ```python block after a ``<!-- test: NAME -->`` comment, in README.md or a page under
+docs/, runs here (or in the test named for it) as written. The provider
 examples run against the official SDK clients, whose HTTP transport is replaced by a fake API
 that serves model replies built from the SDK's own response types and records every request,
 so the requests the examples send are checked against the SDK's request types.
@@ -27,30 +28,41 @@ from forge.tools import ToolRegistry, from_record
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 _BLOCK = re.compile(r"<!-- test: ([a-z0-9-]+) -->\n```python\n(.*?)\n```", re.DOTALL)
 WEATHER = {"location": "Paris", "temp": 21, "unit": "c"}
 BAD_UNIT = {"location": "Rome", "unit": "kelvin"}
 
 
+def pages() -> list[Path]:
+    """README.md and every page of the documentation site."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def documentation() -> str:
+    """The text of README.md and of every documentation page."""
+    return "\n".join(page.read_text(encoding="utf-8") for page in pages())
+
+
 @cache
 def blocks() -> dict[str, str]:
-    """The README's tested code blocks by name."""
-    found = _BLOCK.findall(README.read_text(encoding="utf-8"))
+    """The tested code blocks of the README and the documentation pages, by name."""
+    found = _BLOCK.findall(documentation())
     names = [name for name, _ in found]
     assert len(names) == len(set(names)), names
     return dict(found)
 
 
 def run_block(name: str, namespace: dict[str, Any]) -> dict[str, Any]:
-    """Execute one README block in ``namespace`` (as the next cell of one session)."""
+    """Execute one documented block in ``namespace`` (as the next cell of one session)."""
     # dont_inherit: the block runs as a user's script would, without this module's __future__.
-    code = compile(blocks()[name], f"README.md <!-- test: {name} -->", "exec", dont_inherit=True)
+    code = compile(blocks()[name], f"<!-- test: {name} -->", "exec", dont_inherit=True)
     exec(code, namespace)
     return namespace
 
 
 def session() -> dict[str, Any]:
-    """A namespace holding what 'Defining tools' defines: `registry` with `get_weather`."""
+    """A namespace holding what the 'Defining tools' guide defines (`registry`, `get_weather`)."""
     return run_block("define", {"__name__": "readme"})
 
 
@@ -120,6 +132,29 @@ def anthropic_message(content: list[dict[str, Any]]) -> Any:
         "content": content, "stop_reason": "tool_use" if tool_use else "end_turn",
         "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10},
     })  # fmt: skip
+
+
+# -- The README's tour -------------------------------------------------------------------
+
+
+def test_tour_runs_offline(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tour defines, exports, runs a model's turn from a dict and serves the registry."""
+    import forge.mcp
+
+    served: list[tuple[Any, dict[str, Any]]] = []
+    monkeypatch.setattr(forge.mcp, "serve", lambda registry, **kw: served.append((registry, kw)))
+    namespace = run_block("tour", {"__name__": "readme"})
+    assert capsys.readouterr().out == "{'city': 'Paris', 'temp': 21, 'unit': 'c'}\n"
+    [anthropic] = namespace["tools"]
+    assert anthropic["name"] == "get_weather"
+    assert anthropic["input_schema"]["required"] == ["city"]
+    assert [result.success for result in namespace["turn"].results] == [True]
+    [assistant, reply] = namespace["messages"]
+    assert assistant["role"] == "assistant"
+    assert reply["content"][0]["type"] == "tool_result"
+    assert served == [(namespace["registry"], {"transport": "http", "port": 8765})]
 
 
 # -- Conversion -----------------------------------------------------------------------
@@ -218,7 +253,7 @@ def test_channel_example(capsys: pytest.CaptureFixture[str]) -> None:
     body = "async def main():\n" + textwrap.indent(blocks()["channel"], "    ")
     body += "\n    return result, seen\n"
     namespace: dict[str, Any] = {"__name__": "readme"}
-    exec(compile(body, "README.md <!-- test: channel -->", "exec", dont_inherit=True), namespace)
+    exec(compile(body, "<!-- test: channel -->", "exec", dont_inherit=True), namespace)
     result, seen = asyncio.run(namespace["main"]())
     assert result.output == "report with 3 rows"
     assert [p.message for p in seen] == ["row 1", "row 2", "row 3"]
@@ -258,7 +293,7 @@ def test_output_schema_example() -> None:
 
 def test_every_tested_block_is_run() -> None:
     """Each marked block has a test here (a new block cannot go untested)."""
-    tested = {"define", "langchain",
+    tested = {"tour", "define", "langchain",
               "conversion", "content-anthropic", "content-mcp", "channel",
               "output-schema"}  # fmt: skip
     # The tool loops run against a local API in tests/integration/turns.
@@ -277,8 +312,8 @@ def test_every_tested_block_is_run() -> None:
 
 
 def test_search_finds_a_currency_converter_by_meaning() -> None:
-    """The search example in the README, run exactly as written there."""
-    text = README.read_text(encoding="utf-8")
+    """The search example of the search guide, run exactly as written there."""
+    text = documentation()
     query = re.search(r'`registry\.search\("([^"]+)"\)` finds the bundled `(\w+)` tool', text)
     described = re.search(r'a `(\w+)` tool described as "([^"]+)"', text)
     assert query is not None
@@ -299,9 +334,9 @@ def test_search_finds_a_currency_converter_by_meaning() -> None:
 
 
 def test_install_instructions_name_the_wheel_that_is_built() -> None:
-    """The wheel named in the README matches the project's version; no PyPI install is shown."""
+    """The wheel named in the docs matches the project's version; no PyPI install is shown."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    text = README.read_text(encoding="utf-8")
+    text = documentation()
     wheel = f"dist/forge_tools-{project['version']}-py3-none-any.whl[mcp]"
     assert f"pip install '{wheel}'" in text
     named = set(re.findall(r"dist/forge_tools-[^\s'`]+", text))

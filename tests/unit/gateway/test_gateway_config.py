@@ -247,9 +247,9 @@ def test_missing_and_broken_files(tmp_path: Path) -> None:
         load_servers(broken, {})
 
 
-def test_the_readme_example_is_a_valid_servers_file() -> None:
-    """The servers.json of the README's gateway section reads as the README says."""
-    readme = Path(__file__).resolve().parents[3] / "README.md"
+def test_the_guide_example_is_a_valid_servers_file() -> None:
+    """The servers.json of the gateway guide reads as the guide says."""
+    readme = Path(__file__).resolve().parents[3] / "docs" / "guides" / "gateway.md"
     text = readme.read_text(encoding="utf-8").split("<!-- servers.json -->\n```json\n", 1)[1]
     document = json.loads(text.split("\n```", 1)[0])
     config = parse_servers(document, {"HOME": "/home/me", "TICKETS_TOKEN": "t0ken"})

@@ -372,15 +372,15 @@ def test_everything_works_without_opentelemetry() -> None:
     assert out.stdout.strip() == "ok"
 
 
-README = Path(__file__).resolve().parents[5] / "README.md"
+GUIDE = Path(__file__).resolve().parents[5] / "docs" / "guides" / "opentelemetry.md"
 
 
 @pytest.mark.slow
 def test_readme_console_example_prints_the_span() -> None:
-    """The README's console-exporter example, run as a script, prints the tool's span."""
+    """The guide's console-exporter example, run as a script, prints the tool's span."""
     found = re.search(
         r"<!-- test-in-subprocess: otel-console -->\n```python\n(.*?)\n```",
-        README.read_text(encoding="utf-8"),
+        GUIDE.read_text(encoding="utf-8"),
         re.DOTALL,
     )
     assert found is not None
