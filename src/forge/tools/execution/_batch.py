@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from forge.tools.execution._pipeline import ASYNC
 from forge.tools.execution._steps import logger
+from forge.tools.values.calls import ToolCall
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     from forge.tools.execution._pipeline import Engine
-    from forge.tools.values.calls import ToolCall
     from forge.tools.values.context import ExecutionContext
 
 
@@ -86,12 +86,12 @@ class Batch:
         """One call through the engine's async entry."""
         engine, ctx, timeout = self._engine, self._ctx, self._timeout
         try:
-            arguments: Any = getattr(item, "arguments", None)
-            if type(arguments) is dict and getattr(item, "argument_error", None) is None:
-                call: ToolCall = item  # type: ignore[assignment]
-                result = await engine.run(
-                    call.name, arguments, ctx, call_id=call.id, timeout=timeout
-                )
+            if (
+                type(item) is ToolCall and item.argument_error is None
+                and type(item.arguments) is dict
+            ):  # fmt: skip
+                # positional: a call with keywords is not specialised (see `Engine.run`)
+                result = await engine.run(item.name, item.arguments, ctx, item.id, timeout)
             else:
                 result = await engine._entry_call(ASYNC, item, ctx, timeout)
             self._results[index] = result
