@@ -1,8 +1,9 @@
 """A batch of calls run concurrently, in call order: `ToolExecutor.execute_all` (internal).
 
-Each call runs in a task of its own, through the engine's async entry
-(`Engine.run`, which takes the fast path for a plain call), so a call in a
-batch gives the result it gives alone.
+Each call runs through the engine's async entry (`Engine.run`, which takes the
+fast path for a plain call), so a call in a batch gives the result it gives
+alone: in a task of its own, or, for a tool placed ``inline`` (it runs on the
+caller's thread and never waits), in the batch's task, which saves a task per call.
 
 The batch waits on one future that the last call to finish resolves, rather
 than on `asyncio.wait` (which adds a done callback, and a turn of the event
@@ -46,21 +47,30 @@ class Batch:
         self._left = 0
 
     async def run(self, items: list[ToolCall | ToolResult]) -> list[ToolResult]:
-        """Run every call at once, each in a task of its own."""
+        """Run every call at once, each in a task of its own, except the calls of tools
+        placed ``inline`` with a sync handler: those run here, in order, as they never wait."""
         loop = asyncio.get_running_loop()
         tasks, create_task, call = self._tasks, loop.create_task, self._call
-        for index, item in enumerate(items):
-            tasks.append(create_task(call(index, item)))
-        if tasks:
-            self._left = len(tasks)  # none of them has started yet
-            self._done = done = loop.create_future()
-            try:
+        get = self._engine._get
+        try:
+            for index, item in enumerate(items):
+                if self._fatal:
+                    break
+                tool = get(item.name) if type(item) is ToolCall else None
+                if tool is not None and tool.placement == "inline" and not tool.source.is_async:
+                    await call(index, item, counted=False)
+                else:
+                    tasks.append(create_task(call(index, item)))
+            if tasks and not self._fatal:
+                self._left = len(tasks)  # none of them has started yet
+                self._done = done = loop.create_future()
                 await done
-            except asyncio.CancelledError:
-                for task in tasks:
-                    task.cancel()
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            if tasks:
                 await asyncio.wait(tasks)
-                raise
+            raise
         return await self._outcome()
 
     async def run_limited(self, items: list[ToolCall | ToolResult], limit: int) -> list[ToolResult]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from forge.tools import ErrorKind, ToolCall, ToolRegistry
+from forge.tools import ErrorKind, ToolCall, ToolRegistry, tool
 from forge.tools.execution.executor import ToolExecutor
 from forge.tools.execution.failures import MAX_MESSAGE_CHARS
 
@@ -224,26 +224,65 @@ def test_system_exit_from_a_handler_is_a_failed_result() -> None:
     assert [r.metadata["exception_type"] for r in results] == ["SystemExit"] * 2
 
 
+HOLDING: list[int] = []  # one entry per `hold` call still running
+
+
+async def hold() -> None:
+    """Run until cancelled."""
+    HOLDING.append(1)
+    try:
+        await asyncio.sleep(10)
+    finally:
+        HOLDING.pop()
+
+
 def test_an_interrupt_in_a_batch_cancels_and_waits_for_the_other_calls() -> None:
     """KeyboardInterrupt from one call of a plain batch stops the others before it propagates."""
-    running = 0
-
-    async def hold() -> None:
-        """Run until cancelled."""
-        nonlocal running
-        running += 1
-        try:
-            await asyncio.sleep(10)
-        finally:
-            running -= 1
-
     ex = ToolExecutor(ToolRegistry([hold, ainterrupt]))
     calls = [ToolCall.create("hold") for _ in range(20)] + [ToolCall.create("ainterrupt")]
 
     async def go() -> None:
         with pytest.raises(KeyboardInterrupt):
             await ex.execute_all(calls)
-        assert running == 0
+        assert HOLDING == []
+
+    asyncio.run(go())
+
+
+def test_inline_calls_of_a_batch_run_in_order_and_an_interrupt_still_stops_the_rest() -> None:
+    """Calls of a tool placed inline run in the batch's own task, in call order, between the
+    calls started in tasks; an interrupt from one of them still cancels and waits for those."""
+    seen: list[tuple[int, bool]] = []
+
+    def record(n: int) -> int:
+        """Note the call and the task it runs in."""
+        seen.append((n, asyncio.current_task() is batch_task))
+        return n
+
+    def stop() -> None:
+        """Raise KeyboardInterrupt."""
+        raise KeyboardInterrupt
+
+    registry = ToolRegistry(
+        [hold, tool(record, placement="inline"), tool(stop, placement="inline")]
+    )
+    ex = ToolExecutor(registry)
+    batch_task: asyncio.Task[Any] | None = None
+
+    async def go() -> None:
+        nonlocal batch_task
+        batch_task = asyncio.current_task()
+        mixed = [ToolCall.create("record", {"n": n}) for n in range(3)]
+        mixed.insert(1, ToolCall.create("hold"))
+        with pytest.raises(KeyboardInterrupt):
+            await ex.execute_all(
+                [*mixed, ToolCall.create("stop"), ToolCall.create("record", {"n": 9})]
+            )
+        assert HOLDING == []
+        assert seen == [(0, True), (1, True), (2, True)]  # the call after the interrupt never ran
+        seen.clear()
+        results = await ex.execute_all([ToolCall.create("record", {"n": n}) for n in range(3)])
+        assert [r.output for r in results] == [0, 1, 2]
 
     asyncio.run(go())
 
