@@ -58,6 +58,7 @@ class Source(Protocol):
 
 
 def default_context(ctx: ExecutionContext | None) -> ExecutionContext:
+    """The context a handler that asks for one receives: the call's, else an empty one."""
     return ctx if ctx is not None else ExecutionContext()
 
 
