@@ -66,7 +66,7 @@ def _validate(compiled: Compiled, args: Any) -> dict[str, Any]:
 
 def _from_outcome(tool: Tool, outcome: tuple[Any, ...]) -> ToolResult:
     """The result of a handler run elsewhere, from its picklable outcome: ``("ok", value)``,
-    ``("error", type name, message, traceback)`` or ``("crash", detail)`` (`_isolation`)."""
+    ``("error", type name, message, traceback)`` or ``("crash", detail)``."""
     if outcome[0] == "ok":
         return _checked(finish(outcome[1], tool.name))
     if outcome[0] == "error":
