@@ -239,6 +239,8 @@ class ToolExecutor(Engine):
         and context given positionally (``execute("echo", None, context="x")``); a keyword
         ``context`` that is not an `ExecutionContext` (or ``None``) is a tool argument too.
         """
+        if len(args) == 1 and "context" not in kwargs and "tool_name" not in kwargs:
+            return await self.run(args[0], kwargs)  # the common call, without the split below
         name, context, arguments = _execute_arguments("execute", args, kwargs)
         return await self.run(name, arguments, context)
 
