@@ -19,6 +19,14 @@ keeps running on the same event loop until the handler ends (`abandoned_tasks`
 counts them); it still holds the concurrency slots of its call until then. A
 handler that never awaits again blocks its event loop, and nothing in the
 process can pre-empt it: place such tools in a ``process``.
+
+The calls of a batch start together, and share their deadlines instead: a
+`Shared` is a call's seconds that `guard` recognises. Its one timer starts with
+the batch, so each call's deadline counts from the start of the batch, and a
+call under it is awaited directly, not step by step. At the deadline the timer
+cancels every call still running; one that swallows the cancellation is left
+behind, and the batch, which owns the task, stops waiting for it (the
+``on_left_behind`` callback).
 """
 
 from __future__ import annotations
@@ -33,9 +41,10 @@ import weakref
 from collections.abc import Callable, Generator
 from typing import Any
 
-__all__ = ["Expired", "abandoned_tasks", "guard"]
+__all__ = ["Expired", "Shared", "abandoned_tasks", "guard", "plain"]
 
 _INF = math.inf
+_Coroutine = types.CoroutineType
 
 
 class Expired(Exception):
@@ -98,6 +107,70 @@ class _Wheel:
             self._schedule(loop, earliest)
 
 
+class Shared(float):
+    """The deadline of the calls of one batch that may take the same number of seconds.
+
+    It is that number (a `float`), so every rule that reads a call's timeout reads
+    it unchanged; only `guard` tells it apart. Its one timer starts when it is made,
+    at the start of the batch. ``on_left_behind`` is called with the task of a call
+    that swallowed its cancellation at the deadline, and the seconds. Call `close`
+    when the batch is over.
+    """
+
+    __slots__ = ("_expired", "_given", "_holding", "_left_behind", "_loop", "_timer")
+
+    _given: float
+    _loop: asyncio.AbstractEventLoop
+    _holding: set[asyncio.Task[Any]]  # the calls awaited under it now
+    _expired: dict[asyncio.Task[Any], int]  # those it cancelled: task -> its cancelling count
+    _timer: asyncio.TimerHandle
+    _left_behind: Callable[[asyncio.Task[Any], float], None]
+
+    def __new__(
+        cls,
+        seconds: float,
+        loop: asyncio.AbstractEventLoop,
+        on_left_behind: Callable[[asyncio.Task[Any], float], None],
+    ) -> Shared:
+        self = super().__new__(cls, seconds)
+        self._given = seconds
+        self._loop = loop
+        self._holding = set()
+        self._expired = {}
+        self._left_behind = on_left_behind
+        self._timer = loop.call_later(seconds, self._fire)
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self._given), (self._given,))  # a copy is the plain number
+
+    def _fire(self) -> None:
+        expired = self._expired
+        for task in list(self._holding):
+            cancelling = task.cancelling()
+            if not cancelling:  # (one cancelled from outside already: that cancellation wins)
+                expired[task] = cancelling
+                task.cancel()
+        if expired:
+            self._loop.call_soon(self._check, list(expired))
+
+    def _check(self, tasks: list[asyncio.Task[Any]]) -> None:
+        """After the cancelled calls have had their step: those still running swallowed it."""
+        for task in tasks:
+            if task in self._holding and task in self._expired:
+                _left_behind_task(task)
+                self._left_behind(task, self._given)
+
+    def close(self) -> None:
+        """The batch is over: stop the timer (a call left behind runs on, unbounded)."""
+        self._timer.cancel()
+
+
+def plain(seconds: float | None) -> float | None:
+    """The number a deadline was given as (a `Shared` becomes its plain number)."""
+    return seconds._given if type(seconds) is Shared else seconds
+
+
 _running_loop = asyncio.get_running_loop
 
 
@@ -129,15 +202,37 @@ def _wheel_for(loop: asyncio.AbstractEventLoop) -> _Wheel:
 
 
 @types.coroutine
-def guard(awaitable: Any, seconds: float) -> Generator[Any, None, Any]:
+def guard(awaitable: Any, seconds: float) -> Generator[Any, None, Any]:  # noqa: PLR0915
     """Await ``awaitable`` within ``seconds``; raise `Expired` when the deadline passes.
 
     Use as ``await guard(coro, seconds)``. The deadline is armed at the first
     suspension: an awaitable that completes without suspending costs only the
     call. On expiry the handler receives `asyncio.CancelledError`, exactly as
-    under `asyncio.timeout`.
+    under `asyncio.timeout`. A `Shared` deadline is already armed by its batch.
+    (One generator for both: a helper would add a frame to every step of every call.)
     """
-    it = awaitable.__await__()
+    it: Any = awaitable if type(awaitable) is _Coroutine else awaitable.__await__()
+    if type(seconds) is Shared:
+        task = _current_task(seconds._loop)
+        if task is not None:  # awaited directly: the batch owns the task, and a call left behind
+            holding = seconds._holding
+            holding.add(task)
+            try:
+                value = yield from it
+            except asyncio.CancelledError:
+                holding.discard(task)
+                cancelling = seconds._expired.pop(task, None)
+                if cancelling is not None and task.uncancel() <= cancelling:
+                    raise Expired from None
+                raise
+            except BaseException:
+                holding.discard(task)
+                raise
+            holding.discard(task)
+            if seconds._expired and seconds._expired.pop(task, None) is not None:
+                task.uncancel()  # it swallowed the cancellation, then returned
+                raise Expired
+            return value
     try:
         pending = it.send(None)
     except StopIteration as stop:
@@ -214,12 +309,16 @@ async def _finish(it: Any, pending: Any) -> None:
 
 
 def _detach(it: Any, pending: Any, loop: asyncio.AbstractEventLoop) -> None:
+    _left_behind_task(loop.create_task(_finish(it, pending)))
+
+
+def _left_behind_task(left: asyncio.Task[Any]) -> None:
+    """Count a task running a handler past its deadline, tell it once more, and warn."""
     from forge.core.logging import get_logger
 
-    left = loop.create_task(_finish(it, pending))
     _detached.add(left)
     left.add_done_callback(_detached.discard)
-    loop.call_soon(left.cancel)  # after its first step: the handler is told once more
+    left.get_loop().call_soon(left.cancel)  # after its next step: the handler is told once more
     get_logger("tools.executor").warning(
         "A tool handler ignored the cancellation at its deadline; it keeps running in the "
         "background until it ends (now %d of them)",

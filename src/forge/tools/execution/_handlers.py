@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import ToolDefinitionError
 from forge.tools.execution import failures
-from forge.tools.execution._deadline import Expired, guard
+from forge.tools.execution._deadline import Expired, guard, plain
 from forge.tools.execution._limits import Limiter
 from forge.tools.execution._outcomes import (
     _checked,
@@ -224,7 +224,7 @@ class HandlerRuns:
             result: ToolResult = await guard(asyncio.wrap_future(running), seconds or _NO_DEADLINE)
         except Expired:
             self._abandon(running)
-            return failures.timeout(tool.name, seconds)  # type: ignore[arg-type]
+            return failures.timeout(tool.name, plain(seconds))  # type: ignore[arg-type]
         except asyncio.CancelledError:
             self._abandon(running)
             if being_cancelled():

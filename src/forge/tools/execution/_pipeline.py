@@ -42,7 +42,7 @@ from abc import abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from forge.tools.execution import failures
-from forge.tools.execution._deadline import Expired, guard
+from forge.tools.execution._deadline import Expired, guard, plain
 from forge.tools.execution._drive import Waiter, _AsyncWait, _BlockingWait, complete, run_coroutine
 from forge.tools.execution._handlers import HandlerRuns
 from forge.tools.execution._outcomes import (
@@ -255,7 +255,7 @@ class Engine(HandlerRuns):
         return ToolInvocation(
             name=name, tool=tool, arguments=args, kwargs=None,
             context=ctx if ctx is not None else ExecutionContext(), call_id=call_id,
-            timeout=seconds_for(tool, ctx, timeout), started=time.perf_counter(),
+            timeout=plain(seconds_for(tool, ctx, timeout)), started=time.perf_counter(),
         )  # fmt: skip
 
     def _prepare(  # noqa: PLR0917 - internal, positional on purpose
@@ -371,7 +371,7 @@ class Engine(HandlerRuns):
                     running = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx)
                     out = await (running if seconds is None else guard(running, seconds))
                 except Expired:
-                    result = failures.timeout(name, seconds)  # type: ignore[arg-type]
+                    result = failures.timeout(name, plain(seconds))  # type: ignore[arg-type]
                 except BaseException as exc:
                     result = _checked(handler_failed(tool, exc))
                 else:
