@@ -20,17 +20,13 @@ if TYPE_CHECKING:
 __all__ = ["prompt_text", "search_tools"]
 
 
-def search_tools(
+def search_tools(  # noqa: PLR0917 - internal: the options of `ToolRegistry.search`
     store: ToolSource,
-    query: str,
-    *,
-    limit: int = 10,
-    category: ToolCategory | str | None = None,
-    tags: Iterable[str] | str = (),
-    relevant_only: bool = False,
-) -> list[Tool]:
+    query: str, limit: int, category: ToolCategory | str | None, tags: Iterable[str] | str,
+    relevant_only: bool,
+) -> list[Tool]:  # fmt: skip
     """The tools most relevant to ``query``, best first (none, with ``relevant_only``, when
-    no tool is relevant to it).
+    no tool is relevant to it); the options are those of `ToolRegistry.search`.
 
     The index is cached per version of the store and kept up to date tool by tool: after a
     change, only the tools the store's corpus has not seen are tokenized and embedded.

@@ -231,9 +231,7 @@ class ToolAPI(ToolReads, RunMethods):
                 it the nearest tools come back even for an unrelated query: the search
                 ranks, it does not filter.
         """
-        return search_tools(
-            self, query, limit=limit, category=category, tags=tags, relevant_only=relevant_only
-        )
+        return search_tools(self, query, limit, category, tags, relevant_only)
 
     def generate_prompt(
         self, options: PromptOptions | None = None, /, **keywords: Unpack[PromptKeywords]
