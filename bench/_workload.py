@@ -69,6 +69,23 @@ def _compiled_module(count: int, prefix: str, seed: int) -> tuple[Any, tuple[str
     return compile(source, f"<generated {prefix}*>", "exec", dont_inherit=True), names
 
 
+def mcp_listing(functions: list[Any]) -> Any:
+    """What the `mcp` SDK does from plain functions to its listing: ``MCPServer.add_tool``
+    for each, then ``list_tools()`` (on a private event loop)."""
+    import asyncio
+
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("bench")
+    for fn in functions:
+        server.add_tool(fn)
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(server.list_tools())
+    finally:
+        loop.close()
+
+
 def make_functions(count: int, prefix: str = "tool_", seed: int = 7) -> list[Any]:
     """Return ``count`` fresh, distinct, typed functions named ``{prefix}00000`` onwards."""
     code, names = _compiled_module(count, prefix, seed)

@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import BatchCase, Row, compare_batch_us, compare_us, ratio_row, render_rows
-from _workload import make_functions
+from _workload import make_functions, mcp_listing
 
 TOOLS = 1_000
 FORMATS = ("openai", "openai-responses", "anthropic", "gemini", "ollama", "bedrock",
@@ -171,16 +171,7 @@ def _fresh_functions() -> list[Any]:
 
 def _mcp_end_to_end(functions: list[Any]) -> Any:
     """Everything the baseline does from plain functions to its listing."""
-    from mcp.server.mcpserver import MCPServer
-
-    server = MCPServer("bench")
-    for fn in functions:
-        server.add_tool(fn)
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(server.list_tools())
-    finally:
-        loop.close()
+    return mcp_listing(functions)
 
 
 def _ours_end_to_end(functions: list[Any]) -> Any:

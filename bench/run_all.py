@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_deferred
 import bench_executor
+import bench_first_export
 import bench_formats
 import bench_foundation
 import bench_gateway
@@ -43,8 +44,8 @@ def main() -> None:
     logging.disable(logging.INFO)
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
-    modules = (bench_foundation, bench_validators, bench_formats, bench_parsing, bench_executor,
-               bench_mcp, bench_gateway, bench_search)  # fmt: skip
+    modules = (bench_foundation, bench_validators, bench_formats, bench_first_export,
+               bench_parsing, bench_executor, bench_mcp, bench_gateway, bench_search)  # fmt: skip
     for module in modules:
         for table in module.run():
             print(table, end="\n\n", flush=True)

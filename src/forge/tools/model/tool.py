@@ -74,6 +74,11 @@ class Tool(_callable.Named):
     source: Source = field(repr=False)
     """How the tool's schema is built and its handler called (internal)."""
     _compiled: Compiled | None = field(default=None, repr=False)
+    _advertised: tuple[Mapping[str, Any], Table | None] | None = field(
+        default=None, init=False, repr=False
+    )
+    """The parameters schema and its table, built without the validator when the types
+    are plain (`forge.tools.schema.quick_parameters`); the compiled form then shares it."""
     _returns: ReturnSchema | object | None = field(default=_UNSET, init=False, repr=False)
     """The output schema from the return annotation, once read (internal)."""
     _plain: int = field(default=0, init=False, repr=False)
@@ -109,7 +114,10 @@ class Tool(_callable.Named):
         It is the schema the tool advertises and validates with, shared by every
         reader; ``copy.deepcopy`` gives a mutable copy.
         """
-        return (self._compiled or self.compiled()).parameters
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled.parameters
+        return (self._advertised or self._advertise())[0]  # type: ignore[return-value]
 
     @property
     def output_schema(self) -> Mapping[str, Any] | None:
@@ -196,15 +204,38 @@ class Tool(_callable.Named):
                 compiled = self.source.compile(self.name)
                 compiled.validate = _lenient(compiled.validate, compiled.parameters)
                 _check_examples(self, compiled.validate)
-                compiled.parameters = freeze(compiled.parameters)
-                compiled.table = analyse(compiled.parameters)
+                if self._advertised is not None:  # the same schema, already read by others
+                    compiled.parameters, compiled.table = self._advertised  # type: ignore[assignment]
+                else:
+                    compiled.parameters = freeze(compiled.parameters)
+                    compiled.table = analyse(compiled.parameters)
                 object.__setattr__(self, "_compiled", compiled)
             return self._compiled  # type: ignore[return-value]
 
     def schema_and_table(self) -> tuple[dict[str, Any], Table | None]:
         """The parameters schema and its parameter table (internal, for the provider formats)."""
-        compiled = self._compiled or self.compiled()
-        return compiled.parameters, compiled.table
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled.parameters, compiled.table
+        return self._advertised or self._advertise()  # type: ignore[return-value]
+
+    def _advertise(self) -> tuple[Mapping[str, Any], Table | None]:
+        """Build the schema an export needs, without the validator when the types allow.
+
+        A tool with examples is compiled instead: its examples are checked then.
+        """
+        quick = getattr(self.source, "quick_parameters", None)
+        parameters = quick() if quick is not None and not self.metadata.examples else None
+        if parameters is None:
+            compiled = self.compiled()
+            return compiled.parameters, compiled.table
+        with _COMPILE_LOCK:
+            if self._compiled is not None:
+                return self._compiled.parameters, self._compiled.table
+            if self._advertised is None:
+                frozen = freeze(parameters)
+                object.__setattr__(self, "_advertised", (frozen, analyse(frozen)))
+            return self._advertised  # type: ignore[return-value]
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """Validate arguments, returning the keyword arguments the handler receives.
@@ -493,14 +524,14 @@ def function_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> T
     if not callable(func):
         raise ToolDefinitionError(str(name), f"@tool needs a function, got {type(func).__name__}")
     tool_name = check_name(name if name is not None else getattr(func, "__name__", None))
-    check_signature(tool_name, func)
+    signature = check_signature(tool_name, func)
     doc_description, param_docs = describe_function(func)
     description = options.get("description")
     result = Tool(
         name=tool_name,
         description=description if description is not None else doc_description,
         handler=func,
-        source=FunctionSource(func, param_docs, is_coroutine(func)),
+        source=FunctionSource(func, param_docs, is_coroutine(func), signature),
         **tool_fields(tool_name, options),
     )
     if result.metadata.examples:

@@ -10,6 +10,7 @@ tool is first compiled, so that ``import forge.tools`` stays light.
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,13 +43,36 @@ def describe_function(fn: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     import docstring_parser
 
     try:
-        parsed = docstring_parser.parse(doc)
+        parsed = _parse_docstring(doc)
     except docstring_parser.ParseError:
         return doc.strip(), {}
     parts = [p for p in (parsed.short_description, parsed.long_description) if p]
     description = "\n\n".join(parts) if parts else doc.strip()
     params = {p.arg_name: p.description.strip() for p in parsed.params if p.description}
     return description, params
+
+
+_OTHER_STYLES = re.compile(r"^\s*(?::|\.\.|[-=]{3,}\s*$)|@", re.MULTILINE)
+"""What only the reST, Epydoc and NumPy styles read: ``:field``, ``..`` and ``@`` lines and
+underlined section titles."""
+
+
+def _parse_docstring(doc: str) -> Any:
+    """``docstring_parser.parse(doc)``, with one parser instead of four for a Google docstring.
+
+    Without the marks of the other styles (`_OTHER_STYLES`) they find no section, so the
+    Google parse is the one ``parse`` would choose whenever it finds one.
+    """
+    import docstring_parser
+
+    if _OTHER_STYLES.search(doc) is None:
+        try:
+            google = docstring_parser.parse(doc, docstring_parser.DocstringStyle.GOOGLE)
+        except docstring_parser.ParseError:
+            google = None  # another style may still read it
+        if google is not None and google.meta:
+            return google
+    return docstring_parser.parse(doc)
 
 
 def context_parameters(fn: Callable[..., Any], hints: dict[str, Any]) -> tuple[str, ...]:
