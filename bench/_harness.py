@@ -335,3 +335,9 @@ def render_table(header: Sequence[str], body: Iterable[Sequence[str]]) -> str:
     ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
+
+
+def print_tables(tables: Iterable[str]) -> None:
+    """Print each rendered Markdown table as soon as it is measured."""
+    for table in tables:
+        print(table, end="\n\n", flush=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import BatchCase, Row, compare_batch_us, ratio_row, render_rows
+from _harness import BatchCase, Row, compare_batch_us, print_tables, ratio_row, render_rows
 from _workload import make_functions, mcp_listing
 
 TOOLS = 1_000
@@ -139,8 +139,7 @@ def _measure() -> list[str]:
 
 def main() -> None:
     """Print the table."""
-    for table in run():
-        print(table, end="\n\n", flush=True)
+    print_tables(run())
 
 
 if __name__ == "__main__":

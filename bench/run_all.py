@@ -25,6 +25,7 @@ import bench_gateway
 import bench_mcp
 import bench_parsing
 import bench_search
+import bench_serve_start
 import bench_validators
 
 
@@ -45,7 +46,8 @@ def main() -> None:
     started = time.perf_counter()
     print(f"## forge-tools benchmarks\n\n{header()}\n", flush=True)
     modules = (bench_foundation, bench_validators, bench_formats, bench_first_export,
-               bench_parsing, bench_executor, bench_mcp, bench_gateway, bench_search)  # fmt: skip
+               bench_parsing, bench_executor, bench_mcp, bench_serve_start, bench_gateway,
+               bench_search)  # fmt: skip
     for module in modules:
         for table in module.run():
             print(table, end="\n\n", flush=True)

@@ -24,7 +24,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from forge._cli.app import EXIT_NOT_FOUND, EXIT_OK, EXIT_TOOL_FAILED, EXIT_USAGE, EXIT_VALIDATION
+from forge._cli.exits import (
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_TOOL_FAILED,
+    EXIT_USAGE,
+    EXIT_VALIDATION,
+)
 
 __all__ = [
     "EXIT_NOT_FOUND",
@@ -36,11 +42,36 @@ __all__ = [
 ]
 
 
+# A desktop client or an IDE starts ``forge-tools serve`` for every session and waits for its
+# first answer: served without building the command-line app (typer, rich), which only
+# parses these few words. Anything else, or any failure before serving, goes to the app.
+_BUNDLED_OVER_STDIO = (["serve"], ["serve", "--transport", "stdio"], ["serve", "--transport=stdio"])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in _BUNDLED_OVER_STDIO:
+        code = _serve_bundled_over_stdio()
+        if code is not None:
+            return code
     from forge._cli.app import run
 
-    return run(list(sys.argv[1:] if argv is None else argv))
+    return run(args)
+
+
+def _serve_bundled_over_stdio() -> int | None:
+    """``forge-tools serve`` of the bundled tools over stdio; ``None`` if it cannot start."""
+    try:
+        from forge.examples import example_registry
+        from forge.mcp.command import run_serve
+
+        registry = example_registry()
+    except Exception:  # the app reports it, its usual way
+        return None
+    return run_serve(
+        registry, transport="stdio", host="127.0.0.1", port=8765, catalog=True, metrics=False
+    )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from forge._cli import render
+from forge._cli.exits import (
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_TOOL_FAILED,
+    EXIT_USAGE,
+    EXIT_VALIDATION,
+)
 from forge.core.errors import (
     ConfigError,
     ConfigWarning,
@@ -41,12 +48,6 @@ if TYPE_CHECKING:
     from forge.tools import Tool
     from forge.tools.config import ConfigIssue, LoadReport
     from forge.tools.formats import Conversion
-
-EXIT_OK = 0
-EXIT_TOOL_FAILED = 1
-EXIT_USAGE = 2
-EXIT_NOT_FOUND = 3
-EXIT_VALIDATION = 4
 
 app = typer.Typer(
     name="forge-tools",

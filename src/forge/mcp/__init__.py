@@ -22,14 +22,34 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
     raise MissingDependencyError("mcp", "mcp") from exc
 
+from typing import TYPE_CHECKING, Any
+
 from forge.mcp._channel import call_context
 from forge.mcp._outcomes import MCPConnectionError
-from forge.mcp.client import MCPClient, import_tools
 from forge.mcp.credentials import HeaderValueError
 from forge.mcp.limits import HttpLimits
-from forge.mcp.search_only import SearchOnlyServer
 from forge.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.mcp.server import MCPToolServer
+
+if TYPE_CHECKING:
+    from forge.mcp.client import MCPClient, import_tools
+    from forge.mcp.search_only import SearchOnlyServer
+
+# A server started for one session (``forge-tools serve`` over stdio) needs neither the
+# client nor search-only sessions: they are imported on first use.
+_LAZY = {"MCPClient": "client", "import_tools": "client", "SearchOnlyServer": "search_only"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"forge.mcp.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_PORT",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import socket
 from collections.abc import Awaitable, Callable, Generator, MutableMapping
@@ -12,6 +11,7 @@ from typing import Any
 import uvicorn
 
 from forge.core.auth import bearer_matches
+from forge.mcp._loopback import is_loopback
 
 __all__ = ["BearerAuth", "HttpServer", "is_loopback"]
 
@@ -20,16 +20,6 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def is_loopback(host: str) -> bool:
-    """Return whether ``host`` names only this machine (``localhost``, ``127.x``, ``::1``)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class BearerAuth:

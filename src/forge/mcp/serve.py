@@ -15,28 +15,28 @@ import os
 import signal
 import socket
 import stat
-import sys
-from collections.abc import Callable, Coroutine, Iterator, Sequence
-from functools import partial
+from collections.abc import Coroutine, Iterator, Sequence
 from types import FrameType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import uvicorn
 from mcp.server.stdio import stdio_server
-from mcp.server.transport_security import TransportSecuritySettings
 
-from forge.core.errors import ForgeError
-from forge.mcp._catalog import with_catalog
-from forge.mcp._connections import guarded_protocol
-from forge.mcp._disconnects import CancelOnDisconnect
-from forge.mcp._events import DEFAULT_RETRY_MS, RecentEvents
-from forge.mcp._hosts import HostGuard, HostPolicy
-from forge.mcp._http import BearerAuth, HttpServer, is_loopback
-from forge.mcp._sessions import SessionBudget
+from forge.mcp._bind import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    MCP_PATH,
+    MIN_TOKEN_LENGTH,
+    TOKEN_ENV,
+    InsecureBindError,
+    check_bind,
+)
 from forge.mcp._stdout import stdout_lines
-from forge.mcp.limits import HttpLimits
 from forge.mcp.server import MCPToolServer
 from forge.tools import ToolExecutor, ToolRegistry, ToolView
+
+if TYPE_CHECKING:
+    from forge.mcp._serve_http import serve_http
+    from forge.mcp.limits import HttpLimits
 
 __all__ = [
     "DEFAULT_HOST",
@@ -51,55 +51,11 @@ __all__ = [
     "serve_stdio",
 ]
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
-MCP_PATH = "/mcp"
-TOKEN_ENV = "FORGE_TOOLS_TOKEN"
-"""The environment variable the command line reads the bearer token from."""
-MIN_TOKEN_LENGTH = 16
-"""The shortest token accepted for a bind beyond loopback."""
-SHUTDOWN_GRACE_SECONDS = 2
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 MAX_LINE_BYTES = 64 * 1024 * 1024
 """The longest stdio message accepted (one JSON-RPC message per line)."""
 
 Transport = Literal["stdio", "http"]
-
-
-class InsecureBindError(ForgeError, ValueError):
-    """Serving HTTP on a non-loopback address without a bearer token."""
-
-
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse to expose the tools beyond this machine without a usable token.
-
-    A token must not contain whitespace or control characters (it could not be sent in a
-    header); beyond loopback it must be there and at least `MIN_TOKEN_LENGTH` characters.
-
-    Raises:
-        InsecureBindError: A token that breaks these rules, named without showing it.
-    """
-    if token and any(c.isspace() or not c.isprintable() for c in token):
-        raise InsecureBindError(
-            f"refusing to serve on {host!r}: the bearer token contains whitespace or control "
-            f"characters (a trailing newline, say), which cannot be sent in an Authorization "
-            f"header. Set {TOKEN_ENV} to the token alone"
-        )
-    if is_loopback(host):
-        return
-    if not token:
-        raise InsecureBindError(
-            f"refusing to serve on {host!r} without a bearer token: anyone who can reach it "
-            f"could call the tools. Set {TOKEN_ENV} to a secret (clients then send "
-            f"'Authorization: Bearer <token>'), or bind to 127.0.0.1"
-        )
-    if len(token) < MIN_TOKEN_LENGTH:
-        raise InsecureBindError(
-            f"refusing to serve on {host!r} with a bearer token of {len(token)} characters: "
-            f"beyond loopback it must have at least {MIN_TOKEN_LENGTH}, so it cannot be "
-            f"guessed. Set {TOKEN_ENV} to a random secret, e.g. the output of "
-            "'python -c \"import secrets; print(secrets.token_urlsafe(32))\"'"
-        )
 
 
 def serve(
@@ -135,6 +91,9 @@ def serve(
     if transport not in ("stdio", "http"):
         raise ValueError(f"unknown transport {transport!r}; use 'stdio' or 'http'")
     if transport == "http":
+        from forge.mcp._hosts import HostPolicy
+        from forge.mcp._serve_http import serve_http
+
         check_bind(host, token)
         HostPolicy(host, allowed_hosts)  # a bad allowed host fails before anything starts
     executor = ToolExecutor(registry, metrics=True) if metrics and server is None else None
@@ -213,92 +172,6 @@ async def _stdin_lines() -> Any:
     return _StdinLines(reader)
 
 
-async def serve_http(
-    server: MCPToolServer,
-    *,
-    host: str = DEFAULT_HOST,
-    port: int = DEFAULT_PORT,
-    token: str | None = None,
-    on_started: Callable[[str, int], None] | None = None,
-    allowed_hosts: Sequence[str] = (),
-    limits: HttpLimits | None = None,
-    catalog: bool = True,
-) -> None:
-    """Serve streamable HTTP at ``http://host:port/mcp`` until cancelled.
-
-    With ``catalog`` (the default) the web catalog of the tools is served at ``/``
-    (`forge.catalog`): the same host check and token apply, and a browser may
-    sign in with the token for a session cookie, which opens the catalog but not ``/mcp``.
-
-    SSE responses start with a priming event and a ``retry`` interval, and the
-    last events are kept so a client whose stream dropped can resume it. Requests
-    must name the server by a loopback name or address (a loopback ``host``), by
-    any IP address or by ``host`` itself (another bind), or by one of
-    ``allowed_hosts`` (``"*"``: any); others get 421 (``Host``) or 403 (``Origin``).
-    A call whose client disconnected is cancelled unless the client resumes its
-    stream within ``limits.disconnect_grace``.
-
-    Raises:
-        InsecureBindError: A non-loopback ``host`` without a long enough ``token``.
-        ValueError: An allowed host that is not a host name or an address.
-        OSError: The address cannot be listened on.
-    """
-    check_bind(host, token)
-    limits = limits or HttpLimits()
-    sdk_app: Any = server.lowlevel.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        host=host,
-        event_store=RecentEvents(),
-        retry_interval=DEFAULT_RETRY_MS,
-        session_idle_timeout=limits.session_idle_timeout,
-        max_sessions=limits.max_sessions + limits.max_connections,  # ours are enforced first
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
-    cancelling = CancelOnDisconnect(sdk_app, limits.disconnect_grace)
-    app: Any = SessionBudget(cancelling, limits)
-    if token:
-        app = BearerAuth(app, token)
-    shelf = None
-    if catalog:
-        app, shelf = with_catalog(app, MCP_PATH, server, token, limits)
-    app = HostGuard(app, HostPolicy(host, allowed_hosts))
-    protocol, _ = guarded_protocol(limits)
-    config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", lifespan="on", http=protocol,
-        timeout_keep_alive=limits.keep_alive_timeout,
-        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-    )  # fmt: skip
-    http = HttpServer(config, on_started=on_started or partial(_announce_url, catalog=catalog))
-    async with server.announcing_changes():
-        if shelf is not None:
-            shelf.feed.start()
-        try:
-            await http.serve()
-        except asyncio.CancelledError:
-            if shelf is not None:
-                shelf.close()  # end the catalog's event streams, or shutdown waits for them
-            await http.stop()
-            raise
-        except SystemExit:  # uvicorn exits the process when it cannot listen
-            raise OSError(f"the address is in use or not available (port {port})") from None
-        finally:
-            if shelf is not None:
-                shelf.close()
-            await cancelling.aclose()
-
-
-def _announce_url(host: str, port: int, *, catalog: bool = False) -> None:
-    shown = f"[{host}]" if ":" in host else host
-    print(
-        f"forge-tools MCP server listening on http://{shown}:{port}{MCP_PATH} "
-        "(streamable HTTP); press Ctrl+C to stop",
-        file=sys.stderr,
-        flush=True,
-    )
-    if catalog:
-        print(f"forge-tools catalog at http://{shown}:{port}/", file=sys.stderr, flush=True)
-
-
 async def _until_signalled(main: Coroutine[Any, Any, None]) -> None:
     """Run ``main``; SIGINT or SIGTERM cancels it, and the cancellation ends quietly.
 
@@ -362,3 +235,12 @@ def _drain(sock: socket.socket) -> None:
     with contextlib.suppress(BlockingIOError):
         while sock.recv(4096):
             pass
+
+
+def __getattr__(name: str) -> Any:
+    """`serve_http`, imported on first use: serving over stdio needs none of the HTTP stack."""
+    if name == "serve_http":
+        from forge.mcp._serve_http import serve_http
+
+        return serve_http
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

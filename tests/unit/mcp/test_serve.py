@@ -413,3 +413,50 @@ def test_serve_config_serves_the_tools_of_a_configuration_file(tmp_path: Path) -
     assert tools[0].annotations.read_only_hint is True
     assert result.is_error is False
     assert json.loads(result.content[0].text) == {"price": 1.5}
+
+
+def _listing(args: list[str], tmp_path: Path, importtime: bool = False) -> tuple[list[str], str]:
+    """The tool names ``forge-tools ARGS`` lists over stdio, and its stderr."""
+    command = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "forge.cli"]
+    errors = tmp_path / f"stderr-{len(args)}-{importtime}.txt"
+    with errors.open("w") as stderr:
+        process = subprocess.Popen(
+            [*command, *args], env=server_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=stderr, text=True,
+        )  # fmt: skip
+        assert process.stdin is not None
+        assert process.stdout is not None
+        try:
+            for request in (INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}):  # fmt: skip
+                process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+            answer: dict[str, Any] = {}
+            while answer.get("id") != 2:
+                answer = json.loads(process.stdout.readline())
+            process.stdin.close()
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+            process.stdout.close()
+            if not process.stdin.closed:
+                process.stdin.close()
+    return [t["name"] for t in answer["result"]["tools"]], errors.read_text()
+
+
+@pytest.mark.parametrize("args", [["serve"], ["serve", "--transport", "stdio"]])
+def test_serving_the_bundled_tools_over_stdio_skips_the_command_line_app(
+    args: list[str], tmp_path: Path
+) -> None:
+    """The session a client starts answers without importing typer, and lists the same tools
+    as the command-line app does (``--strict`` takes the app's path)."""
+    names, imports = _listing(args, tmp_path, importtime=True)
+    assert "| typer" not in imports
+    assert "forge._cli.app" not in imports
+    assert "forge.mcp._serve_http" not in imports  # nor our HTTP server and its catalog
+    assert "forge.catalog" not in imports
+    through_the_app, _ = _listing(["serve", "--strict"], tmp_path)
+    assert names == through_the_app
+    assert len(names) == 10
