@@ -19,6 +19,7 @@ import logging
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ DIMENSIONS = 256
 #: Where `_pieces` cuts a text: before a space that follows any other character.
 _CUT = re.compile(r"(?<=[^ ])(?= )")
 #: Text the tokenizer must see whole: its space marker or a special token written out.
+_AFTER_SPACE = itemgetter(slice(1, None))
 _UNCUT = re.compile("▁|<unk>|<s>|</s>")
 #: Each piece's token ids (`_token_ids`); emptied when it would hold more than this many.
 _PIECES_KEPT = 1 << 16
@@ -86,7 +88,9 @@ def _token_ids(texts: list[str]) -> tuple[Any, Any]:
     keys = [_pieces(text) for text in texts]
     kept = _PIECES
     # Read into a table of this call's own: another thread may empty the kept pieces meanwhile.
-    table = {key: kept.get(key) for key in chain.from_iterable(keys)}
+    table = dict.fromkeys(chain.from_iterable(keys))
+    for key in table:
+        table[key] = kept.get(key)
     missing = [key for key, ids in table.items() if ids is None]
     if missing:
         encoded = dict(zip(missing, _encode(missing), strict=True))
@@ -94,7 +98,7 @@ def _token_ids(texts: list[str]) -> tuple[Any, Any]:
         if len(kept) + len(encoded) > _PIECES_KEPT:
             kept.clear()
         kept.update(encoded)
-    found = [table[key] for key in chain.from_iterable(keys)]
+    found = list(map(table.__getitem__, chain.from_iterable(keys)))
     sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
     counts = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
     lengths = np.add.reduceat(sizes, np.cumsum(counts) - counts) if found else counts
@@ -119,7 +123,7 @@ def _pieces(text: str) -> list[str]:
     cut = _CUT.split(text)
     if len(cut) > 1 and cut[-1] == " ":  # a piece of one space would encode as nothing
         cut[-2:] = [cut[-2] + " "]
-    return [cut[0], *(piece[1:] for piece in cut[1:])]
+    return [cut[0], *map(_AFTER_SPACE, cut[1:])]
 
 
 def _encode(texts: list[str]) -> list[tuple[int, ...]]:
