@@ -19,17 +19,13 @@ import logging
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 __all__ = ["DIMENSIONS", "embed", "similarity"]
 
 DIMENSIONS = 256
-#: Where `_pieces` cuts a text: before a space that follows any other character.
-_CUT = re.compile(r"(?<=[^ ])(?= )")
 #: Text the tokenizer must see whole: its space marker or a special token written out.
-_AFTER_SPACE = itemgetter(slice(1, None))
 _UNCUT = re.compile("▁|<unk>|<s>|</s>")
 #: Each piece's token ids (`_token_ids`); emptied when it would hold more than this many.
 _PIECES_KEPT = 1 << 16
@@ -113,17 +109,28 @@ def _pieces(text: str) -> list[str]:
     The tokenizer turns each space into "▁", puts one before the text, and runs BPE
     over the whole; no merge joins a token ending in anything but "▁" to one starting
     with it. So the text can be cut before every space that follows another character, each
-    piece after the first losing the space the tokenizer puts back. A text holding "▁" or
-    a special token is not cut.
+    piece after the first losing the space the tokenizer puts back (a last piece of one
+    space, which would encode as nothing, stays with the one before). A text holding "▁"
+    or a special token is not cut.
     """
     if ("▁" in text or "<" in text) and _UNCUT.search(text):
         return [text]
+    words = text.split(" ")
     if "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text.split(" ")  # the common case: the same cut, faster
-    cut = _CUT.split(text)
-    if len(cut) > 1 and cut[-1] == " ":  # a piece of one space would encode as nothing
-        cut[-2:] = [cut[-2] + " "]
-    return [cut[0], *map(_AFTER_SPACE, cut[1:])]
+        return words  # the common case: no piece but the words
+    out: list[str] = []
+    spaces = 0
+    for word in words:
+        if word:
+            out.append(" " * spaces + word if spaces else word)
+            spaces = 0
+        else:
+            spaces += 1
+    if spaces > 1 or (spaces and not out):
+        out.append(" " * (spaces - 1))
+    elif spaces:
+        out[-1] += " "
+    return out
 
 
 def _encode(texts: list[str]) -> list[tuple[int, ...]]:
