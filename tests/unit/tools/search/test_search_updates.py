@@ -329,3 +329,26 @@ def test_postings_added_in_one_batch_equal_postings_added_in_parts(
         counted = [(slot, doc.count(term)) for slot, doc in enumerate(documents) if term in doc]
         found = whole.find(term, len(documents))
         assert found is None if not counted else list(zip(*found, strict=True)) == counted
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_indexing_leaves_garbage_collection_as_it_found_it(enabled: bool) -> None:
+    """Collection is paused while new tools are indexed, then left on or off as it was."""
+    import gc
+
+    seen: list[bool] = []
+    corpus = Corpus()
+
+    def parts(tools: list[Tool]) -> list[Any]:
+        from forge.tools.search import _parts
+
+        seen.append(gc.isenabled())
+        return _parts(tools)
+
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        corpus.snapshot([tool(1), tool(2)], parts)
+        assert (gc.isenabled(), seen) == (enabled, [False])
+    finally:
+        (gc.enable if was else gc.disable)()
