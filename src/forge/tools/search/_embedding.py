@@ -33,6 +33,8 @@ _PIECES: dict[str, tuple[int, ...]] = {}
 #: Up to this many of the longest texts of a batch are summed one by one, the others position
 #: by position; this bounds the Python loop over positions by the length of the 17th longest.
 _SINGLES = 16
+#: The other texts are summed this many at a time: their sums (256 KB) stay in the CPU cache.
+_BLOCK = 256
 
 
 def _import_wordllama() -> Any:
@@ -151,7 +153,8 @@ def _means(texts: list[str]) -> Any:
     WordLlama sums a text's token rows in order, one position after the other (numpy's
     reduction over a middle axis); padding adds zeros, which change no sum. The longest texts
     are summed alone by the same reduction; the others are sorted by length and summed one
-    position at a time, each position adding one row to every text that long.
+    position at a time, each position adding one row to every text that long, in blocks of
+    ``_BLOCK`` texts.
     """
     import numpy as np
 
@@ -166,19 +169,26 @@ def _means(texts: list[str]) -> Any:
         start = int(starts[row])
         sums[row] = np.add.reduce(table[ids[start : start + lengths[row]]], axis=0)
     rest = order[singles:]
-    if limit:
-        rest_starts, rest_lengths = starts[rest], lengths[rest]
-        # How many of the remaining texts (longest first) have a token at each position.
-        counts = len(rest) - np.searchsorted(rest_lengths[::-1], np.arange(limit), side="right")
-        block = np.zeros((len(rest), table.shape[1]), dtype=np.float32)
-        for position, count in enumerate(counts.tolist()):
-            rows = table[ids[rest_starts[:count] + position]]
-            if position:
-                block[:count] += rows
-            else:
-                block[:count] = rows
-        sums[rest] = block
+    for first in range(0, len(rest), _BLOCK):
+        block = rest[first : first + _BLOCK]
+        sums[block] = _position_sums(table, ids, starts[block], lengths[block])
     return sums / np.maximum(lengths, 1).astype(np.float32)[:, None]
+
+
+def _position_sums(table: Any, ids: Any, starts: Any, lengths: Any) -> Any:
+    """The token rows of texts sorted longest first, summed one position at a time."""
+    import numpy as np
+
+    # How many of the texts have a token at each position.
+    counts = len(lengths) - np.searchsorted(lengths[::-1], np.arange(lengths[0]), side="right")
+    block = np.zeros((len(lengths), table.shape[1]), dtype=np.float32)
+    for position, count in enumerate(counts.tolist()):
+        rows = table[ids[starts[:count] + position]]
+        if position:
+            block[:count] += rows
+        else:
+            block[:count] = rows
+    return block
 
 
 def embed(texts: Sequence[str]) -> Any:
