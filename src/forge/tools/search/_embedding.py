@@ -86,10 +86,14 @@ def _token_ids(texts: list[str]) -> tuple[Any, Any]:
     keys = [_pieces(text) for text in texts]
     kept = _PIECES
     # Read into a table of this call's own: another thread may empty the kept pieces meanwhile.
-    table = dict.fromkeys(chain.from_iterable(keys))
-    for key in table:
-        table[key] = kept.get(key)
-    missing = [key for key, ids in table.items() if ids is None]
+    table: dict[str, tuple[int, ...]] = {}
+    missing: list[str] = []
+    for key in dict.fromkeys(chain.from_iterable(keys)):
+        known = kept.get(key)
+        if known is None:
+            missing.append(key)
+        else:
+            table[key] = known
     if missing:
         encoded = dict(zip(missing, _encode(missing), strict=True))
         table.update(encoded)
