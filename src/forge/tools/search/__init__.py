@@ -49,13 +49,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
-from itertools import pairwise
+from collections.abc import Sequence
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.search._corpus import Corpus, Parts, Snapshot, corpus_for
 from forge.tools.search._intents import interleave, parts
-from forge.tools.search._tokens import split_identifier, tokenize, words
+from forge.tools.search._tokens import identifier_terms, split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -205,23 +205,26 @@ def _parameter_text(tool: Tool) -> str:
         schema: Any = _schema(tool)
     except Exception:  # a tool whose schema cannot be built is still searchable by name
         return ""
-    return " ".join(_schema_words(schema, depth=0))
+    return " ".join(_schema_words(schema, 0, []))
 
 
-def _schema_words(node: Any, depth: int) -> Iterator[str]:
+def _schema_words(node: Any, depth: int, out: list[str]) -> list[str]:
+    """Append the names, descriptions and enum values of ``node``'s properties, nested ones
+    after their parent, to ``out`` (one list for the whole walk: no generator per level)."""
     if not isinstance(node, dict) or depth > 4:
-        return
+        return out
     properties = node.get("properties")
     for name, prop in (properties if isinstance(properties, dict) else {}).items():
-        yield str(name)
+        out.append(str(name))
         if not isinstance(prop, dict):
             continue
         if isinstance(prop.get("description"), str):
-            yield prop["description"]
+            out.append(prop["description"])
         if isinstance(prop.get("enum"), list):
-            yield from (v for v in prop["enum"] if isinstance(v, str))
-        yield from _schema_words(prop, depth + 1)
-        yield from _schema_words(prop.get("items"), depth + 1)
+            out.extend(v for v in prop["enum"] if isinstance(v, str))
+        _schema_words(prop, depth + 1, out)
+        _schema_words(prop.get("items"), depth + 1, out)
+    return out
 
 
 class _Profile(NamedTuple):
@@ -241,7 +244,7 @@ def _profile(tool: Tool, document: list[str], fields: dict[str, list[str]]) -> _
         name=frozenset(name),
         name_pairs=frozenset(pairwise(name)),
         description=frozenset(fields["description"]),
-        parameters=frozenset(t for p in _parameter_names(tool) for t in tokenize(p)),
+        parameters=frozenset(chain.from_iterable(map(identifier_terms, _parameter_names(tool)))),
         terms=frozenset(document),
     )
 

@@ -19,9 +19,11 @@ corpus's lock.
 
 from __future__ import annotations
 
+import gc
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from forge.tools.search._postings import Bm25, Live, Postings
@@ -219,8 +221,9 @@ class Corpus:
             if np.count_nonzero(seen) + len(new) < len(slots):  # one tool listed twice
                 new = _repeats(slots.tolist())
             if new:
-                added = storage.append([tools[i] for i in new], parts([tools[i] for i in new]))
-                slots[new] = added
+                with _collection_paused():
+                    fresh = [tools[i] for i in new]
+                    slots[new] = storage.append(fresh, parts(fresh))
             if not tools:
                 self._storage = storage = _Storage(storage.vectors.shape[1])
             elif len(storage.tools) > 2 * len(tools) + self._spare:
@@ -228,6 +231,23 @@ class Corpus:
                 slots = remap[slots]
                 self._storage = storage
             return Snapshot(storage, slots)
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside (if it was on).
+
+    Indexing makes a few containers per term of every new tool and frees none: each
+    collection they trigger would walk the whole heap again, for a quarter of the build.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _repeats(slots: list[int]) -> list[int]:

@@ -8,12 +8,15 @@ normalisation, faster on many texts: WordLlama pads each batch of 64 texts to it
 turns the padded token lists into arrays in Python and multiplies every token row by a mask
 before summing. Here each distinct text is tokenized once, in one batch and without padding, and
 its token rows are added in the same order (first to last, in float32), so each sum rounds as
-WordLlama's does; only real tokens are read.
+WordLlama's does; only real tokens are read. A text's tokens are those of its space-separated
+pieces end to end (`_pieces`), and each distinct piece is encoded once and kept: a registry's
+texts share most of their words.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -22,9 +25,16 @@ from typing import Any
 __all__ = ["DIMENSIONS", "embed", "similarity"]
 
 DIMENSIONS = 256
+#: Text the tokenizer must see whole: its space marker or a special token written out.
+_UNCUT = re.compile("▁|<unk>|<s>|</s>")
+#: Each piece's token ids (`_token_ids`); emptied when it would hold more than this many.
+_PIECES_KEPT = 1 << 16
+_PIECES: dict[str, tuple[int, ...]] = {}
 #: Up to this many of the longest texts of a batch are summed one by one, the others position
 #: by position; this bounds the Python loop over positions by the length of the 17th longest.
 _SINGLES = 16
+#: The other texts are summed this many at a time: their sums (256 KB) stay in the CPU cache.
+_BLOCK = 256
 
 
 def _import_wordllama() -> Any:
@@ -63,11 +73,74 @@ def _tokenizer() -> Any:
 
 def _token_ids(texts: list[str]) -> tuple[Any, Any]:
     """Every text's token ids end to end (clamped to the table as WordLlama does), and the
-    number of tokens of each text."""
+    number of tokens of each text.
+
+    The ids of a text are its pieces' ids, one after the other (`_pieces`); each distinct
+    piece is encoded once and kept, so a registry's texts, which share most of their words,
+    are not all encoded again.
+    """
     from itertools import chain
 
     import numpy as np
 
+    keys = [_pieces(text) for text in texts]
+    kept = _PIECES
+    # Read into a table of this call's own: another thread may empty the kept pieces meanwhile.
+    table: dict[str, tuple[int, ...]] = {}
+    missing: list[str] = []
+    for key in dict.fromkeys(chain.from_iterable(keys)):
+        known = kept.get(key)
+        if known is None:
+            missing.append(key)
+        else:
+            table[key] = known
+    if missing:
+        encoded = dict(zip(missing, _encode(missing), strict=True))
+        table.update(encoded)
+        if len(kept) + len(encoded) > _PIECES_KEPT:
+            kept.clear()
+        kept.update(encoded)
+    found = list(map(table.__getitem__, chain.from_iterable(keys)))
+    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    counts = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    lengths = np.add.reduceat(sizes, np.cumsum(counts) - counts) if found else counts
+    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(sizes.sum()))
+    np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
+    return ids, lengths
+
+
+def _pieces(text: str) -> list[str]:
+    """The texts whose encodings, end to end, are the encoding of ``text``.
+
+    The tokenizer turns each space into "▁", puts one before the text, and runs BPE
+    over the whole; no merge joins a token ending in anything but "▁" to one starting
+    with it. So the text can be cut before every space that follows another character, each
+    piece after the first losing the space the tokenizer puts back (a last piece of one
+    space, which would encode as nothing, stays with the one before). A text holding "▁"
+    or a special token is not cut.
+    """
+    if ("▁" in text or "<" in text) and _UNCUT.search(text):
+        return [text]
+    words = text.split(" ")
+    if "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return words  # the common case: no piece but the words
+    out: list[str] = []
+    spaces = 0
+    for word in words:
+        if word:
+            out.append(" " * spaces + word if spaces else word)
+            spaces = 0
+        else:
+            spaces += 1
+    if spaces > 1 or (spaces and not out):
+        out.append(" " * (spaces - 1))
+    elif spaces:
+        out[-1] += " "
+    return out
+
+
+def _encode(texts: list[str]) -> list[tuple[int, ...]]:
+    """Each text's token ids, without special tokens."""
     tokenizer = _tokenizer()
     encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
     try:
@@ -75,11 +148,7 @@ def _token_ids(texts: list[str]) -> tuple[Any, Any]:
     except TypeError:  # a lone surrogate (not UTF-8): it becomes "?"
         texts = [t.encode("utf-8", "replace").decode("utf-8") for t in texts]
         encodings = encode(texts, add_special_tokens=False)
-    lengths = np.fromiter(map(len, encodings), dtype=np.int64, count=len(encodings))
-    ids = np.fromiter(chain.from_iterable(e.ids for e in encodings), dtype=np.int64,
-                      count=int(lengths.sum()))  # fmt: skip
-    np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
-    return ids, lengths
+    return [tuple(e.ids) for e in encodings]
 
 
 def _means(texts: list[str]) -> Any:
@@ -88,7 +157,8 @@ def _means(texts: list[str]) -> Any:
     WordLlama sums a text's token rows in order, one position after the other (numpy's
     reduction over a middle axis); padding adds zeros, which change no sum. The longest texts
     are summed alone by the same reduction; the others are sorted by length and summed one
-    position at a time, each position adding one row to every text that long.
+    position at a time, each position adding one row to every text that long, in blocks of
+    ``_BLOCK`` texts.
     """
     import numpy as np
 
@@ -103,19 +173,26 @@ def _means(texts: list[str]) -> Any:
         start = int(starts[row])
         sums[row] = np.add.reduce(table[ids[start : start + lengths[row]]], axis=0)
     rest = order[singles:]
-    if limit:
-        rest_starts, rest_lengths = starts[rest], lengths[rest]
-        # How many of the remaining texts (longest first) have a token at each position.
-        counts = len(rest) - np.searchsorted(rest_lengths[::-1], np.arange(limit), side="right")
-        block = np.zeros((len(rest), table.shape[1]), dtype=np.float32)
-        for position, count in enumerate(counts.tolist()):
-            rows = table[ids[rest_starts[:count] + position]]
-            if position:
-                block[:count] += rows
-            else:
-                block[:count] = rows
-        sums[rest] = block
+    for first in range(0, len(rest), _BLOCK):
+        block = rest[first : first + _BLOCK]
+        sums[block] = _position_sums(table, ids, starts[block], lengths[block])
     return sums / np.maximum(lengths, 1).astype(np.float32)[:, None]
+
+
+def _position_sums(table: Any, ids: Any, starts: Any, lengths: Any) -> Any:
+    """The token rows of texts sorted longest first, summed one position at a time."""
+    import numpy as np
+
+    # How many of the texts have a token at each position.
+    counts = len(lengths) - np.searchsorted(lengths[::-1], np.arange(lengths[0]), side="right")
+    block = np.zeros((len(lengths), table.shape[1]), dtype=np.float32)
+    for position, count in enumerate(counts.tolist()):
+        rows = table[ids[starts[:count] + position]]
+        if position:
+            block[:count] += rows
+        else:
+            block[:count] = rows
+    return block
 
 
 def embed(texts: Sequence[str]) -> Any:

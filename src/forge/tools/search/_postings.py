@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 __all__ = ["Bm25", "Live", "Postings"]
@@ -59,23 +59,38 @@ class Postings:
             self.lengths = grown
 
     def add(self, start: int, documents: Sequence[Sequence[str]]) -> None:
-        """Index documents at slots ``start``, ``start + 1``, ... (above every slot added)."""
-        grouped: dict[str, list[int]] = {}
-        for slot, terms in enumerate(documents, start):
-            self.lengths[slot] = len(terms)
-            for term, count in Counter(terms).items():
-                found = grouped.get(term)
-                if found is None:
-                    grouped[term] = [slot, count]
-                else:
-                    found += (slot, count)
+        """Index documents at slots ``start``, ``start + 1``, ... (above every slot added).
+
+        All the documents are counted at once: each term gets a code, and one sort of the
+        (code, slot) keys gives every term's slots in order with its frequency in each.
+        """
+        import numpy as np
+
+        count = len(documents)
+        lengths = np.fromiter(map(len, documents), dtype=np.int64, count=count)
+        self.lengths[start : start + count] = lengths
+        terms = list(chain.from_iterable(documents))
+        if not terms:
+            return
+        codes = dict(zip(dict.fromkeys(terms), range(len(terms)), strict=False))
+        keys = np.fromiter(map(codes.__getitem__, terms), dtype=np.int64, count=len(terms))
+        keys *= max(count, 1)
+        keys += np.repeat(np.arange(count, dtype=np.int64), lengths)
+        keys, frequencies = np.unique(keys, return_counts=True)
+        flat = np.empty((len(keys), 2), dtype=np.int32)
+        flat[:, 0] = keys % max(count, 1) + start
+        flat[:, 1] = frequencies
+        ends = [*(np.flatnonzero(np.diff(keys // max(count, 1))) + 1).tolist(), len(keys)]
         pairs = self._pairs
-        for term, flat in grouped.items():
+        first = 0
+        for term, end in zip(codes, ends, strict=True):
             known = pairs.get(term)
+            chunk = flat[first:end]
             if known is None:
-                pairs[term] = array("i", flat)
+                pairs[term] = array("i", chunk.tobytes())
             else:
-                known.extend(flat)
+                known.frombytes(chunk.tobytes())
+            first = end
 
     def find(self, term: str, size: int) -> tuple[Any, Any] | None:
         """The slots below ``size`` holding ``term`` (ascending) and its frequency in each."""

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain, pairwise
 
-__all__ = ["split_identifier", "tokenize", "words"]
+__all__ = ["identifier_terms", "split_identifier", "tokenize", "words"]
 
 #: Where a camelCase word breaks: before a capital that follows a lowercase letter or digit, or
 #: that starts a word after a run of capitals (``HTTPServer``). Testing the capital first lets
@@ -208,6 +208,12 @@ def tokenize(text: str) -> list[str]:
     if text.isascii():
         return list(chain.from_iterable(map(_run_terms, _runs(text))))
     return _terms(_pieces(text))
+
+
+@lru_cache(maxsize=_RUNS_KEPT)
+def identifier_terms(name: str) -> tuple[str, ...]:
+    """``tokenize(name)``, kept: the same parameter names recur across a registry's tools."""
+    return tuple(tokenize(name))
 
 
 @lru_cache(maxsize=65536)

@@ -157,3 +157,46 @@ def test_lone_surrogates_embed_as_replaced_characters() -> None:
     with it replaced, instead of the tokenizer's TypeError."""
     assert embed(["weather \ud800 now", "x"]).tobytes() == embed(["weather ? now", "x"]).tobytes()
     assert embed(["\udfff"]).shape == (1, DIMENSIONS)
+
+
+def _encoded(texts: list[str]) -> tuple[list[int], list[int]]:
+    """The token ids of each text encoded whole by the tokenizer (clamped as WordLlama does)."""
+    from forge.tools.search._embedding import _encode, _model
+
+    top = len(_model().embedding) - 1
+    encoded = [[min(max(i, 0), top) for i in ids] for ids in _encode(texts)]
+    return [i for ids in encoded for i in ids], [len(ids) for ids in encoded]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "  ", "word ", "a  b ", " lead", "x\ty\nz ", "  \n  b  ", "\u2581x", "a\u2581b",
+     "<s>hi</s> x", "a <unk> b", "café  北京 今天 😀", "bad \ud800 piece", "x . y , z"],
+)  # fmt: skip
+def test_token_ids_of_pieces_equal_the_whole_texts(text: str) -> None:
+    """Encoding a text piece by piece (cached) gives the ids of encoding it whole."""
+    from forge.tools.search._embedding import _token_ids
+
+    ids, lengths = _token_ids([text, f"{text} {text}", "then"])
+    assert (ids.tolist(), lengths.tolist()) == _encoded([text, f"{text} {text}", "then"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.sampled_from(" \n\tab.,é北\u2581<s>/"), max_size=12), max_size=4))
+def test_token_ids_of_any_texts_equal_the_whole_texts(texts: list[str]) -> None:
+    """Spaces, line breaks, markers and special tokens anywhere: the same ids as whole."""
+    from forge.tools.search._embedding import _token_ids
+
+    ids, lengths = _token_ids(texts)
+    assert (ids.tolist(), lengths.tolist()) == _encoded(texts)
+
+
+def test_no_merge_joins_a_word_to_the_space_after_it() -> None:
+    """Cutting texts at spaces rests on this: only runs of the space marker merge with it."""
+    import json
+
+    from forge.tools.search._embedding import _tokenizer
+
+    merges = json.loads(_tokenizer().to_str())["model"]["merges"]
+    pairs = [m.split(" ", 1) if isinstance(m, str) else m for m in merges]
+    assert all(left.strip("\u2581") == "" for left, right in pairs if right.startswith("\u2581"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -302,3 +303,52 @@ def test_a_registry_whose_tool_refers_to_it_is_freed_after_a_search() -> None:
     gone = searched()
     gc.collect()
     assert gone() is None
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    documents=st.lists(st.lists(TERMS, max_size=8), min_size=1, max_size=12),
+    cuts=st.lists(st.integers(0, 12), max_size=4),
+)
+def test_postings_added_in_one_batch_equal_postings_added_in_parts(
+    documents: list[list[str]], cuts: list[int]
+) -> None:
+    """Documents added at once or in any number of batches give the same pairs and lengths."""
+    from forge.tools.search._postings import Postings
+
+    whole, parts = Postings(), Postings()
+    whole.reserve(len(documents))
+    parts.reserve(len(documents))
+    whole.add(0, documents)
+    bounds = sorted({0, len(documents), *(min(c, len(documents)) for c in cuts)})
+    for start, end in pairwise(bounds):
+        parts.add(start, documents[start:end])
+    assert whole._pairs == parts._pairs
+    assert whole.lengths.tolist() == parts.lengths.tolist()
+    for term in ("get", "weather", "file", "mail", "sql", "note"):
+        counted = [(slot, doc.count(term)) for slot, doc in enumerate(documents) if term in doc]
+        found = whole.find(term, len(documents))
+        assert found is None if not counted else list(zip(*found, strict=True)) == counted
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_indexing_leaves_garbage_collection_as_it_found_it(enabled: bool) -> None:
+    """Collection is paused while new tools are indexed, then left on or off as it was."""
+    import gc
+
+    seen: list[bool] = []
+    corpus = Corpus()
+
+    def parts(tools: list[Tool]) -> list[Any]:
+        from forge.tools.search import _parts
+
+        seen.append(gc.isenabled())
+        return _parts(tools)
+
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        corpus.snapshot([tool(1), tool(2)], parts)
+        assert (gc.isenabled(), seen) == (enabled, [False])
+    finally:
+        (gc.enable if was else gc.disable)()
