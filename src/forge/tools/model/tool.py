@@ -524,14 +524,14 @@ def function_tool(func: Callable[..., Any], **options: Unpack[ToolOptions]) -> T
     if not callable(func):
         raise ToolDefinitionError(str(name), f"@tool needs a function, got {type(func).__name__}")
     tool_name = check_name(name if name is not None else getattr(func, "__name__", None))
-    signature = check_signature(tool_name, func)
+    check_signature(tool_name, func)
     doc_description, param_docs = describe_function(func)
     description = options.get("description")
     result = Tool(
         name=tool_name,
         description=description if description is not None else doc_description,
         handler=func,
-        source=FunctionSource(func, param_docs, is_coroutine(func), signature),
+        source=FunctionSource(func, param_docs, is_coroutine(func)),
         **tool_fields(tool_name, options),
     )
     if result.metadata.examples:

@@ -38,18 +38,13 @@ _NO_DEFAULT = inspect.Parameter.empty
 
 
 def quick_parameters(
-    fn: Callable[..., Any],
-    descriptions: Mapping[str, str],
-    signature: inspect.Signature | None = None,
+    fn: Callable[..., Any], descriptions: Mapping[str, str]
 ) -> dict[str, Any] | None:
-    """The parameters schema of ``fn`` as pydantic writes it, or ``None`` when it is not plain.
-
-    ``signature`` is ``fn``'s, when the caller has read it already.
-    """
+    """The parameters schema of ``fn`` as pydantic writes it, or ``None`` when it is not plain."""
     if not _resolvable_as_pydantic_does(fn):
         return None
     try:
-        signature = signature or inspect.signature(fn)
+        signature = inspect.signature(fn)
         hints = typing.get_type_hints(fn, include_extras=True)
     except Exception:  # the full compile reports it, with advice
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolDefinitionError
@@ -69,8 +69,6 @@ class FunctionSource:
     fn: Callable[..., Any]
     param_descriptions: Mapping[str, str]
     is_async: bool
-    signature: inspect.Signature | None = field(default=None, compare=False)
-    """The function's signature, when it was read already (`check_signature`)."""
 
     @property
     def returns(self) -> Callable[..., Any]:
@@ -81,7 +79,7 @@ class FunctionSource:
         """The parameters schema without the validator, when the types are plain (else None)."""
         from forge.tools.schema._quick import quick_parameters
 
-        return quick_parameters(self.fn, self.param_descriptions, self.signature)
+        return quick_parameters(self.fn, self.param_descriptions)
 
     def compile(self, name: str) -> Compiled:
         from forge.tools.schema._python import function_schema

@@ -183,7 +183,7 @@ def _parameter_names(tool: Tool) -> list[str]:
     if tool._compiled is None and isinstance(source, FunctionSource):
         import inspect
 
-        return list((source.signature or inspect.signature(source.fn)).parameters)
+        return list(inspect.signature(source.fn).parameters)
     try:
         properties = _schema(tool).get("properties")
     except Exception:  # a tool whose schema cannot be built is still searchable by name
@@ -199,7 +199,7 @@ def _parameter_text(tool: Tool) -> str:
     if tool._compiled is None and isinstance(source, FunctionSource):
         import inspect
 
-        names = list((source.signature or inspect.signature(source.fn)).parameters)
+        names = list(inspect.signature(source.fn).parameters)
         return " ".join(names + list(source.param_descriptions.values()))
     try:
         schema: Any = _schema(tool)
