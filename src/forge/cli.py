@@ -52,7 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args in _BUNDLED_OVER_STDIO:
-        code = _serve_bundled_over_stdio()
+        try:
+            code = _serve_bundled_over_stdio()
+        except KeyboardInterrupt:  # before serving: as the app says it
+            from forge._cli import render
+
+            return render.error("interrupted", 130)
         if code is not None:
             return code
     from forge._cli.app import run
@@ -65,13 +70,12 @@ def _serve_bundled_over_stdio() -> int | None:
     try:
         from forge.examples import example_registry
         from forge.mcp.command import run_serve
+        from forge.mcp.serve import DEFAULT_HOST, DEFAULT_PORT
 
         registry = example_registry()
     except Exception:  # the app reports it, its usual way
         return None
-    return run_serve(
-        registry, transport="stdio", host="127.0.0.1", port=8765, catalog=True, metrics=False
-    )
+    return run_serve(registry, transport="stdio", host=DEFAULT_HOST, port=DEFAULT_PORT)
 
 
 if __name__ == "__main__":

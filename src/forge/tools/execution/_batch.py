@@ -79,7 +79,7 @@ class Batch:
                     break
                 tool = get(item.name) if type(item) is ToolCall else None
                 if tool is None:
-                    seconds = timeout
+                    seconds, last = timeout, None
                 elif tool is not last:  # the deadline of the calls of this tool
                     if tool.placement == "inline" and not tool.source.is_async:
                         await call(index, item, timeout, counted=False)

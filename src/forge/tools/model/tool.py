@@ -78,7 +78,7 @@ class Tool(_callable.Named):
         default=None, init=False, repr=False
     )
     """The parameters schema and its table, built without the validator when the types
-    are plain (`forge.tools.schema.quick_parameters`); the compiled form then shares it."""
+    are plain (`forge.tools.schema._quick`); the compiled form then shares it."""
     _returns: ReturnSchema | object | None = field(default=_UNSET, init=False, repr=False)
     """The output schema from the return annotation, once read (internal)."""
     _plain: int = field(default=0, init=False, repr=False)
