@@ -358,7 +358,15 @@ class Engine(HandlerRuns):
         started = None if _known_answers(TRACE) is False else _traced(name, call_id, arguments)
         try:
             compiled = tool._compiled or tool.compiled()
-            kwargs = _validate(compiled, arguments)
+            validate_python = compiled.validate_python  # pydantic-core's, called directly
+            try:
+                kwargs = (
+                    validate_python(arguments)[1]
+                    if validate_python is not None and type(arguments) is dict
+                    else compiled.validate(arguments)
+                )
+            except Exception:
+                kwargs = compiled.validate(arguments)  # raises, naming every bad field
         except Exception as exc:
             result = _rejected(tool, exc)
         else:
