@@ -24,20 +24,29 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
 from typing import TYPE_CHECKING, Any
 
-from forge.mcp._channel import call_context
-from forge.mcp._outcomes import MCPConnectionError
-from forge.mcp.credentials import HeaderValueError
-from forge.mcp.limits import HttpLimits
 from forge.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.mcp.server import MCPToolServer
 
 if TYPE_CHECKING:
+    from forge.mcp._channel import call_context
+    from forge.mcp._outcomes import MCPConnectionError
     from forge.mcp.client import MCPClient, import_tools
+    from forge.mcp.credentials import HeaderValueError
+    from forge.mcp.limits import HttpLimits
     from forge.mcp.search_only import SearchOnlyServer
 
 # A server started for one session (``forge-tools serve`` over stdio) needs neither the
-# client nor search-only sessions: they are imported on first use.
-_LAZY = {"MCPClient": "client", "import_tools": "client", "SearchOnlyServer": "search_only"}
+# client, nor search-only sessions, nor what only a call or HTTP needs: each is imported
+# on first use.
+_LAZY = {
+    "MCPClient": "client",
+    "import_tools": "client",
+    "SearchOnlyServer": "search_only",
+    "call_context": "_channel",
+    "MCPConnectionError": "_outcomes",
+    "HeaderValueError": "credentials",
+    "HttpLimits": "limits",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -15,18 +15,16 @@ some other way during the call can too.
 
 from __future__ import annotations
 
-import weakref
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
-from mcp.server.connection import allowed_log_levels
 from mcp.shared.message import ServerMessageMetadata
 
 from forge.core.errors import ClientCapabilityError
+from forge.mcp._log_levels import LogLevels
 from forge.tools import ExecutionContext
 from forge.tools.values.channel import (
-    LOG_LEVELS,
     Elicitation,
     ElicitRequest,
     LogMessage,
@@ -54,31 +52,6 @@ def call_context(base: ExecutionContext | None = None) -> ExecutionContext | Non
     if client is None:
         return base
     return (base or ExecutionContext()).replace(**client.callbacks())
-
-
-class LogLevels:
-    """The least severe level each connection wants (``logging/setLevel``); all by default."""
-
-    def __init__(self) -> None:
-        self._levels: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-
-    async def set_level(
-        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
-    ) -> types.EmptyResult:
-        """The ``logging/setLevel`` handler."""
-        self._levels[_connection(ctx)] = LOG_LEVELS.index(params.level)
-        return types.EmptyResult()
-
-    def allows(self, ctx: ServerRequestContext[Any], level: str) -> bool:
-        """Whether a message at ``level`` may go to this request's client."""
-        if level not in allowed_log_levels(ctx.session.protocol_version, ctx.meta):
-            return False
-        return LOG_LEVELS.index(level) >= self._levels.get(_connection(ctx), 0)
-
-
-def _connection(ctx: ServerRequestContext[Any]) -> Any:
-    """The connection a request came on (the session object is a per-request proxy)."""
-    return getattr(ctx.session, "_connection", ctx.session)
 
 
 class ClientChannel:

@@ -32,11 +32,11 @@ from forge.mcp._bind import (
 )
 from forge.mcp._stdout import stdout_lines
 from forge.mcp.server import MCPToolServer
-from forge.tools import ToolExecutor, ToolRegistry, ToolView
 
 if TYPE_CHECKING:
     from forge.mcp._serve_http import serve_http
     from forge.mcp.limits import HttpLimits
+    from forge.tools import ToolRegistry, ToolView
 
 __all__ = [
     "DEFAULT_HOST",
@@ -96,7 +96,11 @@ def serve(
 
         check_bind(host, token)
         HostPolicy(host, allowed_hosts)  # a bad allowed host fails before anything starts
-    executor = ToolExecutor(registry, metrics=True) if metrics and server is None else None
+    executor = None
+    if metrics and server is None:
+        from forge.tools import ToolExecutor
+
+        executor = ToolExecutor(registry, metrics=True)
     app = server if server is not None else MCPToolServer(registry, executor=executor)
     try:
         if transport == "stdio":

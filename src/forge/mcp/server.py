@@ -18,6 +18,7 @@ clients.
 from __future__ import annotations
 
 import asyncio
+import threading
 import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -32,19 +33,9 @@ from mcp.shared.exceptions import MCPError
 
 import forge
 from forge.core.logging import get_logger
-from forge.mcp._channel import CLIENT, ClientChannel, LogLevels, call_context
-from forge.mcp._convert import call_result
 from forge.mcp._listing import listable_tools
-from forge.tools import (
-    ErrorKind,
-    RegistryEvent,
-    Tool,
-    ToolExecutor,
-    ToolRegistry,
-    ToolResult,
-    ToolView,
-)
-from forge.tools.integrations.otel import attach_context
+from forge.mcp._log_levels import LogLevels
+from forge.tools import ErrorKind, RegistryEvent, Tool, ToolRegistry, ToolResult, ToolView
 from forge.tools.registry import EVENTS
 from forge.tools.schema import no_remote_refs
 from forge.tools.values import thaw
@@ -53,6 +44,8 @@ if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.models import InitializationOptions
     from mcp.server.session import ServerSession
+
+    from forge.tools import ToolExecutor
 
 __all__ = ["MCPToolServer"]
 
@@ -108,10 +101,8 @@ class MCPToolServer:
     ) -> None:
         self.registry = registry
         self._owned: ToolExecutor | None = None
-        if executor is None:
-            executor = self._owned = ToolExecutor(registry)
-        self.executor: ToolExecutor = executor
-        """The executor running the calls."""
+        self._executor = executor
+        self._executor_lock = threading.Lock()
         self._bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self._connections: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -139,6 +130,19 @@ class MCPToolServer:
                 m for m in self.lowlevel.middleware if type(m).__name__ != "OpenTelemetryMiddleware"
             ]
         self.lowlevel.middleware.append(self._track_sessions)
+
+    @property
+    def executor(self) -> ToolExecutor:
+        """The executor running the calls (the server's own is made by the first call)."""
+        executor = self._executor
+        if executor is None:
+            with self._executor_lock:
+                if self._executor is None:
+                    from forge.tools import ToolExecutor
+
+                    self._executor = self._owned = ToolExecutor(self.registry)
+                executor = self._executor
+        return executor
 
     def close(self) -> None:
         """Release the executor this server created (its worker threads)."""
@@ -185,6 +189,10 @@ class MCPToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        from forge.mcp._channel import CLIENT, ClientChannel  # with the first call
+        from forge.mcp._convert import call_result
+        from forge.tools.integrations.otel import attach_context
+
         name = params.name
         token = CLIENT.set(ClientChannel(ctx, self._log_levels))
         try:
@@ -203,6 +211,8 @@ class MCPToolServer:
 
     async def _run_call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one ``tools/call`` through the executor, its tool wired to the client."""
+        from forge.mcp._channel import call_context
+
         executor = self.executor
         return await executor.run(name, arguments, call_context(executor.context))
 

@@ -8,14 +8,22 @@ replaced by a small refused stand-in (its name kept), so that tool alone is skip
 with the reason and composing goes on at the cost of the text. The definitions kept,
 and anything outside them, may expand to `MAX_FILE_ALIAS_NODES` in all; past that the
 file is refused.
+
+With libyaml, its C parser reads the events and only the composing above runs in Python;
+a text it rejects is read again by the pure-Python parser, whose errors are the ones
+reported. A text with a tab is left to the pure-Python parser, which refuses tabs in
+places libyaml takes them.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
 from forge.tools.config._limits import (
     MAX_ALIAS_NODES,
@@ -44,9 +52,16 @@ class _Definition:
         self.key: str | None = None  # the top-level key the refusal happened under
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    def __init__(self, stream: str, *, tools: bool = True) -> None:
-        super().__init__(stream)
+class _BoundedComposer(Composer):
+    """PyYAML's composer with the bounds above, over whichever parser comes after it."""
+
+    if TYPE_CHECKING:  # what the parser after it provides
+
+        def check_event(self, *choices: Any) -> Any: ...
+        def peek_event(self) -> Any: ...
+        def get_event(self) -> Any: ...
+
+    def _bound(self, *, tools: bool) -> None:
         self._limit = MAX_FILE_ALIAS_NODES if tools else MAX_ALIAS_NODES
         self._scope = "per file" if tools else "per document"
         self._depth = 0
@@ -63,7 +78,7 @@ class _BoundedLoader(yaml.SafeLoader):
         if self._starts_definition(parent):
             return self._compose_definition(parent, index)
         if self.check_event(yaml.AliasEvent):
-            line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
+            line = self.peek_event().start_mark.line + 1
             return self._count_alias(cast("Node", super().compose_node(parent, index)), line)
         if self._depth >= MAX_DEPTH and self.check_event(
             yaml.SequenceStartEvent, yaml.MappingStartEvent
@@ -137,10 +152,10 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def _skip_deep(self) -> Node:
         """Consume a subtree nested past `MAX_DEPTH` and stand a refused marker in for it."""
-        start = self.get_event()  # type: ignore[no-untyped-call]
+        start = self.get_event()
         level = 1
         while level:
-            event = self.get_event()  # type: ignore[no-untyped-call]
+            event = self.get_event()
             if isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
                 level += 1
             elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
@@ -155,6 +170,29 @@ class _BoundedLoader(yaml.SafeLoader):
         if start.anchor is not None:
             self.anchors[start.anchor] = node
         return node
+
+
+class _BoundedLoader(_BoundedComposer, yaml.SafeLoader):
+    """The pure-Python parser's events, composed with bounds."""
+
+    def __init__(self, stream: str, *, tools: bool = True) -> None:
+        super().__init__(stream)
+        self._bound(tools=tools)
+
+
+_FastLoader: Any = None
+if yaml.__with_libyaml__:
+    from yaml._yaml import CParser
+
+    class _FastLoader(_BoundedComposer, CParser, SafeConstructor, Resolver):  # type: ignore[no-redef]
+        """libyaml's events, composed in Python with bounds (the composer comes first)."""
+
+        def __init__(self, stream: str, *, tools: bool = True) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+            self._bound(tools=tools)
 
 
 def _children(node: Node) -> list[Node]:
@@ -195,8 +233,10 @@ def _int(loader: yaml.SafeLoader, node: ScalarNode) -> int | Refused:
     return value
 
 
-_BoundedLoader.add_constructor(_REFUSED_TAG, _refused)
-_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _int)
+for _loader in (_BoundedLoader, _FastLoader):
+    if _loader is not None:
+        _loader.add_constructor(_REFUSED_TAG, _refused)
+        _loader.add_constructor("tag:yaml.org,2002:int", _int)
 
 
 def load_yaml(text: str, *, tools: bool = True) -> Any:
@@ -210,6 +250,14 @@ def load_yaml(text: str, *, tools: bool = True) -> Any:
             definitions aside), or one outside any definition is recursive.
         yaml.YAMLError: The text is not YAML.
     """
+    if _FastLoader is not None and "\t" not in text:  # libyaml takes tabs PyYAML refuses
+        fast = _FastLoader(text, tools=tools)
+        try:
+            return fast.get_single_data()
+        except yaml.YAMLError:
+            pass  # read again below, for the pure-Python parser's message
+        finally:
+            fast.dispose()
     loader = _BoundedLoader(text, tools=tools)
     try:
         return loader.get_single_data()

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from forge.core.errors import ToolDefinitionError
 from forge.core.text import article
@@ -33,6 +33,11 @@ from forge.tools.config.handlers import HandlerRegistry
 from forge.tools.model.options import OPTION_NAMES
 from forge.tools.model.tool import Tool
 from forge.tools.schema import check_name
+
+if TYPE_CHECKING:
+    from forge.tools.config._network import NetworkPolicy
+    from forge.tools.config.http import HttpSpec
+    from forge.tools.values.results import ToolResult
 
 __all__ = ["IMPLEMENTATION_TYPES", "build_tool"]
 
@@ -207,7 +212,6 @@ def _http(
     problems: _Problems,
     allow_private: bool | Iterable[str],
 ) -> tuple[Callable[..., Any], bool] | None:
-    from forge.tools.config._http_call import http_handler
     from forge.tools.config._network import NetworkPolicy
     from forge.tools.config.http import parse_http_spec
 
@@ -219,7 +223,22 @@ def _http(
     if schema is None:  # the request is checked against the parameters, reported already
         return None
     spec = problems.attempt(parse_http_spec, name, impl, schema)
-    return (http_handler(name, spec, policy=policy), False) if spec is not None else None
+    return (_http_call(name, spec, policy), False) if spec is not None else None
+
+
+def _http_call(name: str, spec: HttpSpec, policy: NetworkPolicy) -> Callable[..., Any]:
+    """The handler performing ``spec``; the HTTP client code is imported by its first call."""
+    handler: Callable[[dict[str, Any]], Awaitable[ToolResult]] | None = None
+
+    async def call(arguments: dict[str, Any], /) -> ToolResult:
+        nonlocal handler
+        if handler is None:
+            from forge.tools.config._http_call import http_handler
+
+            handler = http_handler(name, spec, policy=policy)
+        return await handler(arguments)
+
+    return call
 
 
 def _only(impl: Mapping[str, Any], allowed: set[str], problems: _Problems) -> None:

@@ -12,10 +12,12 @@ The provider limits applied are in `forge.tools.formats.limits`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from forge.core.errors import UnsupportedProviderError
+from forge.core.lazy import lazy_face
 from forge.core.logging import get_logger
 from forge.tools.formats._policy import (
     LEFT_OUT,
@@ -25,22 +27,15 @@ from forge.tools.formats._policy import (
     too_many,
 )
 from forge.tools.formats._schema import Context, accepts_null
-from forge.tools.formats.anthropic import convert_anthropic, to_anthropic
-from forge.tools.formats.bedrock import convert_bedrock
-from forge.tools.formats.gemini import convert_gemini, wrap_gemini
-from forge.tools.formats.langchain import convert_langchain
 from forge.tools.formats.limits import LIMITS
-from forge.tools.formats.mcp import convert_mcp
-from forge.tools.formats.mistral import convert_mistral
-from forge.tools.formats.names import NameMap
-from forge.tools.formats.ollama import convert_ollama
-from forge.tools.formats.openai import convert_openai, to_openai
-from forge.tools.formats.openai_responses import convert_openai_responses
 from forge.tools.formats.report import Conversion, ConversionReport, Errors, SchemaChange
-from forge.tools.formats.strict_args import strict_arguments
 
 if TYPE_CHECKING:
     from forge.tools.formats._definition import ToolDefinition
+    from forge.tools.formats.anthropic import to_anthropic
+    from forge.tools.formats.names import NameMap
+    from forge.tools.formats.openai import to_openai
+    from forge.tools.formats.strict_args import strict_arguments
 
 __all__ = [
     "Conversion",
@@ -61,25 +56,60 @@ __all__ = [
 
 logger = get_logger("tools.formats")
 
-#: Every supported provider and its per-tool converter, in documentation order.
-PROVIDERS: dict[str, Converter] = {
-    "openai": convert_openai,
-    "openai-responses": convert_openai_responses,
-    "anthropic": convert_anthropic,
-    "gemini": convert_gemini,
-    "ollama": convert_ollama,
-    "bedrock": convert_bedrock,
-    "mistral": convert_mistral,
-    "mcp": convert_mcp,
-    "langchain": convert_langchain,
-}
 
-_WRAP: dict[str, Callable[[list[Any]], list[Any]]] = {"gemini": wrap_gemini}
+class _Converters(Mapping[str, "Converter"]):
+    """Each provider's per-tool converter, its module imported when first asked for."""
+
+    def __init__(self, homes: dict[str, str]) -> None:
+        self._homes = homes
+        self._found: dict[str, Converter] = {}
+
+    def __getitem__(self, provider: str) -> Converter:
+        found = self._found.get(provider)
+        if found is None:
+            module, _, name = self._homes[provider].partition(":")
+            found = self._found[provider] = getattr(
+                importlib.import_module(f"forge.tools.formats.{module}"), name
+            )
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._homes)
+
+    def __len__(self) -> int:
+        return len(self._homes)
+
+    def __repr__(self) -> str:
+        return f"PROVIDERS({list(self._homes)})"
+
+
+#: Every supported provider and its per-tool converter, in documentation order.
+PROVIDERS: Mapping[str, Converter] = _Converters({
+    "openai": "openai:convert_openai",
+    "openai-responses": "openai_responses:convert_openai_responses",
+    "anthropic": "anthropic:convert_anthropic",
+    "gemini": "gemini:convert_gemini",
+    "ollama": "ollama:convert_ollama",
+    "bedrock": "bedrock:convert_bedrock",
+    "mistral": "mistral:convert_mistral",
+    "mcp": "mcp:convert_mcp",
+    "langchain": "langchain:convert_langchain",
+})  # fmt: skip
+
+# The providers whose definitions are wrapped once the tools are converted.
+_WRAP = {"gemini": "gemini:wrap_gemini"}
+
+__getattr__, __dir__ = lazy_face(__name__, {
+    "NameMap": "forge.tools.formats.names",
+    "strict_arguments": "forge.tools.formats.strict_args",
+    "to_anthropic": "forge.tools.formats.anthropic",
+    "to_openai": "forge.tools.formats.openai",
+})  # fmt: skip
 
 
 def _converter(provider: str) -> Converter:
     found = PROVIDERS.get(provider) if isinstance(provider, str) else None
-    if found is None:
+    if found is None:  # not one of them
         raise UnsupportedProviderError(provider, list(PROVIDERS))
     return found
 
@@ -160,9 +190,17 @@ def convert_all(
         logger.warning("%d tool(s) left out of the %s export (see registry.conversion): %s",
                        len(left_out), provider, ", ".join(left_out))  # fmt: skip
     wrap = _WRAP.get(provider)
-    definitions = wrap(out) if wrap is not None else out
+    definitions = _provider_function(wrap)(out) if wrap is not None else out
     return Conversion(provider=provider, strict=strict, definitions=tuple(definitions),
                       tools=tuple(names), changes=tuple(changes))  # fmt: skip
+
+
+def _provider_function(home: str) -> Callable[[list[Any]], list[Any]]:
+    module, _, name = home.partition(":")
+    found: Callable[[list[Any]], list[Any]] = getattr(
+        importlib.import_module(f"forge.tools.formats.{module}"), name
+    )
+    return found
 
 
 def convert(

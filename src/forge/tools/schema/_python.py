@@ -72,6 +72,11 @@ def _parse_docstring(doc: str) -> Any:
             google = None  # another style may still read it
         if google is not None and google.meta:
             return google
+        if google is not None:  # no style finds a section: ``parse`` keeps the first that reads it
+            try:
+                return docstring_parser.parse(doc, docstring_parser.DocstringStyle.REST)
+            except docstring_parser.ParseError:
+                return google
     return docstring_parser.parse(doc)
 
 
