@@ -280,30 +280,60 @@ def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
     return _Shared(document, whole, frozenset(fields["description"]))
 
 
-def _schema_texts(tool: Tool, encoder: json.JSONEncoder) -> tuple[str, list[str], str]:
-    """`_parameter_text`, `_parameter_names` and `_schema_text` of a tool, with one reading
-    of its schema (``encoder`` is ``json.dumps``'s with ``default=str``)."""
-    from forge.tools.schema import FunctionSource
+class _SchemaReader:
+    """`_parameter_text`, `_parameter_names` and `_schema_text` of the tools of one batch,
+    each schema read once.
 
-    source = tool.source
-    if tool._compiled is None and isinstance(source, FunctionSource):
-        text = _parameter_text(tool)
-        return text, _parameter_names(tool), text
+    A schema equal to one already read with the same JSON text is not walked again: equal
+    schemas written out alike hold the same types where the walk looks (a tuple is not equal
+    to a list, nor ``True`` to ``"true"``), so they give the same texts.
+    """
+
+    def __init__(self) -> None:
+        from forge.tools.schema import FunctionSource, SchemaSource
+
+        self._function = FunctionSource
+        self._schema = SchemaSource
+        self._encoder = json.JSONEncoder(default=str)  # json.dumps(..., default=str)
+        self._read: dict[str, tuple[Any, str, list[str]]] = {}
+
+    def texts(self, tool: Tool) -> tuple[str, list[str], str]:
+        """The tool's parameter text, parameter names and schema text."""
+        source = tool.source
+        if tool._compiled is None and isinstance(source, self._function):
+            text = _parameter_text(tool)
+            return text, _parameter_names(tool), text
+        if tool._compiled is None and isinstance(source, self._schema):
+            schema: Any = source.schema
+        else:
+            try:
+                schema = _schema(tool)
+            except Exception:  # a tool whose schema cannot be built is still searchable by name
+                return "", [], ""
+        try:
+            text = self._encoder.encode(schema)
+        except Exception:  # a schema that cannot be written out is still searchable by name
+            text = ""
+        known = self._read.get(text) if text else None
+        if known is not None and _same(known[0], schema):
+            return known[1], known[2], text
+        parameters = " ".join(_schema_words(schema, 0, []))
+        try:
+            properties = schema.get("properties")
+        except Exception:  # not a mapping: no parameter names
+            properties = None
+        names = [str(name) for name in properties] if isinstance(properties, dict) else []
+        if text:
+            self._read[text] = (schema, parameters, names)
+        return parameters, names, text
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Whether two schemas are equal (not when comparing them fails)."""
     try:
-        schema: Any = _schema(tool)
-    except Exception:  # a tool whose schema cannot be built is still searchable by name
-        return "", [], ""
-    parameters = " ".join(_schema_words(schema, 0, []))
-    try:
-        properties = schema.get("properties")
-    except Exception:  # not a mapping: no parameter names
-        properties = None
-    names = [str(name) for name in properties] if isinstance(properties, dict) else []
-    try:
-        text = encoder.encode(schema)
-    except Exception:  # a schema that cannot be written out is still searchable by name
-        text = ""
-    return parameters, names, text
+        return one is other or bool(one == other)
+    except Exception:  # values that cannot be compared (arrays): read the schema again
+        return False
 
 
 def _parts(tools: list[Tool]) -> list[Parts]:
@@ -316,13 +346,13 @@ def _parts(tools: list[Tool]) -> list[Parts]:
     """
     from forge.tools.search._embedding import embed_joined
 
-    encoder = json.JSONEncoder(default=str)
+    reader = _SchemaReader()
     shared: dict[tuple[str, str, str, str, str, str], _Shared] = {}
     parameter_terms: dict[tuple[str, ...], frozenset[str]] = {}
     texts: list[str | tuple[str, str]] = []
     made = []
     for tool in tools:
-        parameters, names, schema = _schema_texts(tool, encoder)
+        parameters, names, schema = reader.texts(tool)
         meta = tool.metadata
         display = meta.display_name or ""
         tags = " ".join(meta.tags)

@@ -97,7 +97,7 @@ def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
         else:
             heads.append(_pieces(f"{text[0]} {text[1]}"))
             tails.append(None)
-    tail_pieces = {tail: _pieces(tail) for tail in tails if tail is not None}
+    tail_pieces = {tail: _pieces(tail) for tail in dict.fromkeys(tails) if tail is not None}
     table = _piece_ids(chain(chain.from_iterable(heads), *tail_pieces.values()))
     tail_ids = {tail: tuple(chain.from_iterable(map(table.__getitem__, pieces)))
                 for tail, pieces in tail_pieces.items()}  # fmt: skip
