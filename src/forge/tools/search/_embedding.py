@@ -10,7 +10,8 @@ before summing. Here each distinct text is tokenized once, in one batch and with
 its token rows are added in the same order (first to last, in float32), so each sum rounds as
 WordLlama's does; only real tokens are read. A text's tokens are those of its space-separated
 pieces end to end (`_pieces`), and each distinct piece is encoded once and kept: a registry's
-texts share most of their words.
+texts share most of their words. `embed_joined` takes texts as a head and a tail (a tool's name,
+then its description and parameters): the ids of each distinct tail are gathered once.
 """
 
 from __future__ import annotations
