@@ -249,19 +249,150 @@ def _profile(tool: Tool, document: list[str], fields: dict[str, list[str]]) -> _
     )
 
 
-def _parts(tools: list[Tool]) -> list[Parts]:
-    """What the index keeps of each tool (`Parts`), the embeddings computed in one batch."""
-    from forge.tools.search._embedding import embed
+class _Shared(NamedTuple):
+    """What tools with the same texts but their names share (`_parts`)."""
 
-    parameters = [_parameter_text(t) for t in tools]
-    vectors = embed([_semantic_text(t, p) for t, p in zip(tools, parameters, strict=True)])
-    out = []
-    for tool, params, vector in zip(tools, parameters, vectors, strict=True):
-        fields = _fields(tool, params)
-        document = _document(tool, fields)
-        out.append(Parts(document or ["_"], _whole_document(tool) or ["_"], vector,
-                         _profile(tool, document, fields)))  # fmt: skip
-    return out
+    document: list[str]
+    """The weighted-field terms after the name's."""
+    whole: list[str] | None
+    """The whole-definition words after the name's (``None``: not ASCII, split whole)."""
+    description: frozenset[str]
+
+
+def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
+    """The `_Shared` parts of a tool's texts other than its name (as `_fields` and
+    `_whole_document` split them): display name, tags, description, category, parameter text
+    and schema text."""
+    display, tags, description, category, parameters, schema = texts
+    fields = {
+        "display_name": tokenize(display),
+        "tags": tokenize(tags),
+        "description": tokenize(description),
+        "category": tokenize(category),
+        "params": tokenize(parameters),
+    }
+    document: list[str] = []
+    for key, terms in fields.items():
+        document.extend(terms * _FIELD_WEIGHTS[key])
+    rest = " ".join((display, tags, description, schema))
+    # ASCII words never span the space before ``rest``: the name's words then its own.
+    whole = words(rest) if rest.isascii() else None
+    return _Shared(document, whole, frozenset(fields["description"]))
+
+
+class _SchemaReader:
+    """`_parameter_text`, `_parameter_names` and `_schema_text` of the tools of one batch,
+    each schema read once.
+
+    A schema equal to one already read with the same JSON text is not walked again: equal
+    schemas written out alike hold the same types where the walk looks (a tuple is not equal
+    to a list, nor ``True`` to ``"true"``), so they give the same texts.
+    """
+
+    def __init__(self) -> None:
+        from forge.tools.schema import FunctionSource, SchemaSource
+
+        self._function = FunctionSource
+        self._schema = SchemaSource
+        self._encoder = json.JSONEncoder(default=str)  # json.dumps(..., default=str)
+        self._read: dict[str, tuple[Any, str, list[str]]] = {}
+
+    def texts(self, tool: Tool) -> tuple[str, list[str], str]:
+        """The tool's parameter text, parameter names and schema text."""
+        source = tool.source
+        if tool._compiled is None and isinstance(source, self._function):
+            text = _parameter_text(tool)
+            return text, _parameter_names(tool), text
+        if tool._compiled is None and isinstance(source, self._schema):
+            schema: Any = source.schema
+        else:
+            try:
+                schema = _schema(tool)
+            except Exception:  # a tool whose schema cannot be built is still searchable by name
+                return "", [], ""
+        try:
+            text = self._encoder.encode(schema)
+        except Exception:  # a schema that cannot be written out is still searchable by name
+            text = ""
+        known = self._read.get(text) if text else None
+        if known is not None and _same(known[0], schema):
+            return known[1], known[2], text
+        parameters = " ".join(_schema_words(schema, 0, []))
+        try:
+            properties = schema.get("properties")
+        except Exception:  # not a mapping: no parameter names
+            properties = None
+        names = [str(name) for name in properties] if isinstance(properties, dict) else []
+        if text:
+            self._read[text] = (schema, parameters, names)
+        return parameters, names, text
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Whether two schemas are equal (not when comparing them fails)."""
+    try:
+        return one is other or bool(one == other)
+    except Exception:  # values that cannot be compared (arrays): read the schema again
+        return False
+
+
+def _parts(tools: list[Tool]) -> list[Parts]:
+    """What the index keeps of each tool (`Parts`), the embeddings computed in one batch.
+
+    Tools whose texts other than the name are the same (copies, versions and variants of a
+    tool) split those texts once (`_shared`), and so do tools with the same parameter names;
+    each tool's parts are exactly those `_fields`, `_document`, `_whole_document`,
+    `_semantic_text` and `_profile` give it alone.
+    """
+    from forge.tools.search._embedding import embed_joined
+
+    reader = _SchemaReader()
+    shared: dict[tuple[str, str, str, str, str, str], _Shared] = {}
+    parameter_terms: dict[tuple[str, ...], frozenset[str]] = {}
+    texts: list[str | tuple[str, str]] = []
+    made = []
+    for tool in tools:
+        parameters, names, schema = reader.texts(tool)
+        meta = tool.metadata
+        display = meta.display_name or ""
+        tags = " ".join(meta.tags)
+        key = (display, tags, tool.description, meta.category.value, parameters, schema)
+        same = shared.get(key)
+        if same is None:
+            same = shared[key] = _shared(key)
+        name = tool.name
+        name_terms = tokenize(name)
+        document = name_terms * _FIELD_WEIGHTS["name"]
+        document += same.document
+        if same.whole is not None and name.isascii():
+            whole = words(name)
+            whole += same.whole
+        else:
+            whole = words(" ".join((name, *key[:3], schema)))
+        named = tuple(names)
+        terms = parameter_terms.get(named)
+        if terms is None:
+            terms = parameter_terms[named] = frozenset(
+                chain.from_iterable(map(identifier_terms, named))
+            )
+        name_tuple = tuple(name_terms)
+        profile = _Profile(
+            name=frozenset(name_tuple),
+            name_pairs=frozenset(pairwise(name_tuple)),
+            description=same.description,
+            parameters=terms,
+            terms=frozenset(document),
+        )
+        made.append((document or ["_"], whole or ["_"], profile))
+        # The semantic text (`_semantic_text`) as its head and the tail it shares.
+        head = split_identifier(name).replace(".", " ") + "."
+        tail = f"{tool.description} {parameters}"
+        joined = f"{head} {tail}"
+        text = joined.strip()
+        texts.append((head, tail) if len(text) == len(joined) else text)
+    vectors = embed_joined(texts)
+    return [Parts(fields, whole, vector, profile)
+            for (fields, whole, profile), vector in zip(made, vectors, strict=True)]  # fmt: skip
 
 
 class SearchIndex:

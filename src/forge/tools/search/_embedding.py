@@ -10,19 +10,20 @@ before summing. Here each distinct text is tokenized once, in one batch and with
 its token rows are added in the same order (first to last, in float32), so each sum rounds as
 WordLlama's does; only real tokens are read. A text's tokens are those of its space-separated
 pieces end to end (`_pieces`), and each distinct piece is encoded once and kept: a registry's
-texts share most of their words.
+texts share most of their words. `embed_joined` takes texts as a head and a tail (a tool's name,
+then its description and parameters): the ids of each distinct tail are gathered once.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DIMENSIONS", "embed", "similarity"]
+__all__ = ["DIMENSIONS", "embed", "embed_joined", "similarity"]
 
 DIMENSIONS = 256
 #: Text the tokenizer must see whole: its space marker or a special token written out.
@@ -71,24 +72,59 @@ def _tokenizer() -> Any:
     return tokenizer
 
 
-def _token_ids(texts: list[str]) -> tuple[Any, Any]:
+def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
     """Every text's token ids end to end (clamped to the table as WordLlama does), and the
-    number of tokens of each text.
+    number of tokens of each text; a pair is its head and its tail joined by a space.
 
     The ids of a text are its pieces' ids, one after the other (`_pieces`); each distinct
     piece is encoded once and kept, so a registry's texts, which share most of their words,
-    are not all encoded again.
+    are not all encoded again. A pair whose pieces are its head's then its tail's
+    (`_joinable`) takes its tail's ids whole, found once per distinct tail: tools that differ
+    only by name share the rest of their text.
     """
     from itertools import chain
 
     import numpy as np
 
-    keys = [_pieces(text) for text in texts]
+    heads: list[list[str]] = []
+    tails: list[str | None] = []
+    for text in texts:
+        if isinstance(text, str):
+            heads.append(_pieces(text))
+            tails.append(None)
+        elif _joinable(*text):
+            heads.append(_pieces(text[0]))
+            tails.append(text[1])
+        else:
+            heads.append(_pieces(f"{text[0]} {text[1]}"))
+            tails.append(None)
+    tail_pieces = {tail: _pieces(tail) for tail in dict.fromkeys(tails) if tail is not None}
+    table = _piece_ids(chain(chain.from_iterable(heads), *tail_pieces.values()))
+    tail_ids = {tail: tuple(chain.from_iterable(map(table.__getitem__, pieces)))
+                for tail, pieces in tail_pieces.items()}  # fmt: skip
+    segments = [
+        [*map(table.__getitem__, head), tail_ids[tail]]
+        if tail is not None
+        else list(map(table.__getitem__, head))
+        for head, tail in zip(heads, tails, strict=True)
+    ]
+    found = list(chain.from_iterable(segments))
+    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    counts = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
+    lengths = np.add.reduceat(sizes, np.cumsum(counts) - counts) if found else counts
+    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(sizes.sum()))
+    np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
+    return ids, lengths
+
+
+def _piece_ids(pieces: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """The token ids of each distinct piece: kept ones looked up, the others encoded in one
+    batch and kept (`_PIECES`)."""
     kept = _PIECES
     # Read into a table of this call's own: another thread may empty the kept pieces meanwhile.
     table: dict[str, tuple[int, ...]] = {}
     missing: list[str] = []
-    for key in dict.fromkeys(chain.from_iterable(keys)):
+    for key in dict.fromkeys(pieces):
         known = kept.get(key)
         if known is None:
             missing.append(key)
@@ -100,13 +136,28 @@ def _token_ids(texts: list[str]) -> tuple[Any, Any]:
         if len(kept) + len(encoded) > _PIECES_KEPT:
             kept.clear()
         kept.update(encoded)
-    found = list(map(table.__getitem__, chain.from_iterable(keys)))
-    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    counts = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    lengths = np.add.reduceat(sizes, np.cumsum(counts) - counts) if found else counts
-    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(sizes.sum()))
-    np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
-    return ids, lengths
+    return table
+
+
+def _joinable(head: str, tail: str) -> bool:
+    """Whether the pieces of ``head``, a space and ``tail`` are ``head``'s then ``tail``'s.
+
+    They are when the space between them is a single one with text on both sides (a piece
+    ends before it and the next starts after it, `_pieces`) and neither is to be kept whole.
+    """
+    return (
+        bool(head)
+        and bool(tail)
+        and head[-1] != " "
+        and tail[0] != " "
+        and not _uncut(head)
+        and not _uncut(tail)
+    )
+
+
+def _uncut(text: str) -> bool:
+    """Whether ``text`` must be encoded whole (`_UNCUT`)."""
+    return ("▁" in text or "<" in text) and _UNCUT.search(text) is not None
 
 
 def _pieces(text: str) -> list[str]:
@@ -119,7 +170,7 @@ def _pieces(text: str) -> list[str]:
     space, which would encode as nothing, stays with the one before). A text holding "▁"
     or a special token is not cut.
     """
-    if ("▁" in text or "<" in text) and _UNCUT.search(text):
+    if _uncut(text):
         return [text]
     words = text.split(" ")
     if "  " not in text and text[:1] != " " and text[-1:] != " ":
@@ -151,7 +202,7 @@ def _encode(texts: list[str]) -> list[tuple[int, ...]]:
     return [tuple(e.ids) for e in encodings]
 
 
-def _means(texts: list[str]) -> Any:
+def _means(texts: Sequence[str | tuple[str, str]]) -> Any:
     """Each text's mean token vector, as WordLlama's ``embed(texts, norm=False)`` computes it.
 
     WordLlama sums a text's token rows in order, one position after the other (numpy's
@@ -197,6 +248,12 @@ def _position_sums(table: Any, ids: Any, starts: Any, lengths: Any) -> Any:
 
 def embed(texts: Sequence[str]) -> Any:
     """Unit-length float32 vectors, one row per text (a text without tokens gives zeros)."""
+    return embed_joined(texts)
+
+
+def embed_joined(texts: Sequence[str | tuple[str, str]]) -> Any:
+    """`embed` of texts some of which are given as a head and a tail to join with a space:
+    the same vectors, bit for bit, with each distinct tail split and looked up once."""
     import numpy as np
 
     if not texts:

@@ -200,3 +200,23 @@ def test_no_merge_joins_a_word_to_the_space_after_it() -> None:
     merges = json.loads(_tokenizer().to_str())["model"]["merges"]
     pairs = [m.split(" ", 1) if isinstance(m, str) else m for m in merges]
     assert all(left.strip("\u2581") == "" for left, right in pairs if right.startswith("\u2581"))
+
+
+_SEGMENT = st.text(st.sampled_from(" \n\tab.,é北\u2581<s>/"), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_SEGMENT, st.tuples(_SEGMENT, _SEGMENT)), max_size=5))
+def test_texts_given_as_head_and_tail_get_the_vectors_of_the_joined_texts(
+    texts: list[str | tuple[str, str]],
+) -> None:
+    """A pair is its head and tail joined by a space: same ids, same vector bits, whether or
+    not the pair can be cut where the tail starts, and however often a tail recurs."""
+    from forge.tools.search._embedding import _token_ids, embed_joined
+
+    joined = [text if isinstance(text, str) else f"{text[0]} {text[1]}" for text in texts]
+    texts = texts + texts[::-1]
+    joined = joined + joined[::-1]
+    ids, lengths = _token_ids(texts)
+    assert (ids.tolist(), lengths.tolist()) == _encoded(joined)
+    assert embed_joined(texts).tobytes() == embed(joined).tobytes()

@@ -306,3 +306,50 @@ def test_search_over_bfcl_tools_ranks_and_scores_as_before(
         assert features.tobytes() == old_features.tobytes(), query
         assert (features @ weights).tobytes() == (old_features @ weights).tobytes()
         assert [t.name for t in found] == [t.name for t in old.search(query)], query
+
+
+def _variants() -> list[Tool]:
+    """Tools that share all their texts but their names, and near misses of sharing: the
+    same JSON from unequal schemas (a tuple enum is written out as a list but not walked),
+    descriptions that cannot be cut where the shared text starts, non-ASCII display names."""
+    unit = {"type": "string", "description": "Temperature  unit.", "enum": ["c", "f"]}
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "unit": unit}}
+    tupled = {"type": "object", "properties": {"city": {"type": "string"},
+                                               "unit": {**unit, "enum": ("c", "f")}}}  # fmt: skip
+    descriptions = [
+        "Current weather for a city.",
+        "-",
+        " Leading space.",
+        "Trailing space. ",
+        "Line\nbreak\n",
+        "A \u2581 marker and <s> token.",
+        "Café  北京 天气预报",
+    ]
+    names = ["get_weather", "get_weather__2", "getWeatherV2", "weather-now", "Get", "_"]
+    extras: list[dict[str, Any]] = [{}, {"display_name": "Météo", "tags": ["wetter", "Äpfel"]}]
+    out = []
+    for description in descriptions:
+        for n, name in enumerate(names):
+            for parameters in (schema, tupled):
+                out.append(from_record({"name": name, "description": description,
+                                        "parameters": parameters, "handler": lambda a: a,
+                                        **extras[n % 2]}))  # fmt: skip
+    return out
+
+
+def test_tools_sharing_all_but_their_names_get_the_old_parts() -> None:
+    """Copies under new names, in one batch, get the parts each would get alone."""
+    tools = _variants()
+    assert search._parameter_text(tools[0]) != search._parameter_text(tools[1])  # not walked alike
+    _assert_same_parts(search._parts(tools), _Oracle.parts(tools))
+    _assert_same_parts(search._parts(tools[::-1]), _Oracle.parts(tools[::-1]))
+    for one in tools[:4]:
+        _assert_same_parts(search._parts([one]), _Oracle.parts([one]))
+
+
+def test_copies_of_bfcl_tools_get_the_old_parts() -> None:
+    """BFCL definitions registered twice under new names (as the benchmarks do)."""
+    tools = _tools()[:60]
+    copies = [t.replace(name=f"{t.name}__2") for t in tools]
+    batch = [*tools, *copies]
+    _assert_same_parts(search._parts(batch), _Oracle.parts(batch))
