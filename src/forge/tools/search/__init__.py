@@ -363,7 +363,7 @@ class SearchIndex:
                 rankings.insert(1, mates)
             top = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
         found = [j for j in self._finders(query, top[:FINDER_HEADS], depth, category, tags)
-                 if j not in top][: max(0, limit - FINDER_HEADS)]  # fmt: skip
+                 if j not in top][: limit - 1]  # fmt: skip
         if found:
             top = top[: limit - len(found)] + found
         return [self._tools[i] for i in top]
