@@ -31,10 +31,13 @@ names mentioned, the share of its name's adjacent term pairs that appear adjacen
 query, and its cosine similarity to the query, raw and relative to the other candidates. Ties
 keep registration order.
 
-A request of several steps (cut at line breaks, semicolons, numbered steps and words such as
-"then", "after that", "also", "finally"; ``_intents``) is also searched step by step: the whole
-request's three best tools come first, then each step's best and the whole request's next in
-turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
+A request of several steps (cut at line breaks, semicolons, numbered steps and sequencing
+words such as "then", "after that", "finally", in several languages; ``_intents``) is also
+searched step by step: the whole request's three best tools come first, then each step's best,
+the toolkit mates of the rankings' best tools and the whole request's next in turn, so the
+generic tools a task needs (look up a code, write a file) join the topical one. A tool among
+the first three that needs an entity's id brings the tool that finds the entity, unless the
+request gives the id (``_together``).
 
 The weights were fitted by ``bench/fit_search.py`` on two kinds of development data, each
 source weighing the same in the loss (BFCL three times): BFCL's single-intent
@@ -341,8 +344,10 @@ class SearchIndex:
         """Return up to ``limit`` matching tools, best first; ties keep registration order.
 
         A request of several steps (``_intents.parts``) keeps the whole request's
-        ``WHOLE_FIRST`` best tools first, then takes each step's best and the whole request's
-        next in turn, so the tools every step needs are near the top.
+        ``WHOLE_FIRST`` best tools first, then takes each step's best, the toolkit mates of
+        the rankings' ``TOOLKIT_HEADS`` best and the whole request's next in turn, so the
+        tools every step needs are near the top. The tools that find the entities whose ids
+        the first ``FINDER_HEADS`` need take the last places (``_together``).
 
         The ranking always has tools while the registry does; with ``relevant_only`` a query
         no tool is relevant to (`is_relevant`) finds nothing instead.
