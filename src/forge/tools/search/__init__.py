@@ -316,6 +316,7 @@ class SearchIndex:
         self._snapshot: Snapshot | None = None
         self._kits: Toolkits | None = None
         self._entity_needs: dict[int, list[tuple[str, ...]]] = {}
+        self._finder_ranks: dict[tuple[Any, ...], list[int]] = {}
         if self._tools:
             self._snapshot = snapshot = (corpus if corpus is not None else Corpus()).snapshot(
                 self._tools, _parts
@@ -393,8 +394,14 @@ class SearchIndex:
                 and not id_given(query, entity)
             )
 
-        return finders(top, self._needs, fits,
-                       lambda text: self._rank(text, depth, category, tags))  # fmt: skip
+        def rank(text: str) -> list[int]:  # the same for every request: kept
+            key = (text, depth, category, tuple(tags))
+            ranked = self._finder_ranks.get(key)
+            if ranked is None:
+                ranked = self._finder_ranks[key] = self._rank(text, depth, category, tags)
+            return ranked
+
+        return finders(top, self._needs, fits, rank)
 
     def _toolkits(self) -> Toolkits:
         """The tools' toolkits (``_together.toolkits``), found on first need."""
