@@ -31,10 +31,13 @@ names mentioned, the share of its name's adjacent term pairs that appear adjacen
 query, and its cosine similarity to the query, raw and relative to the other candidates. Ties
 keep registration order.
 
-A request of several steps (cut at line breaks, semicolons, numbered steps and words such as
-"then", "after that", "also", "finally"; ``_intents``) is also searched step by step: the whole
-request's three best tools come first, then each step's best and the whole request's next in
-turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
+A request of several steps (cut at line breaks, semicolons, numbered steps and sequencing
+words such as "then", "after that", "finally", in several languages; ``_intents``) is also
+searched step by step: the whole request's three best tools come first, then each step's best,
+the toolkit mates of the rankings' best tools and the whole request's next in turn, so the
+generic tools a task needs (look up a code, write a file) join the topical one. A tool among
+the first three that needs an entity's id brings the tool that finds the entity, unless the
+request gives the id (``_together``).
 
 The weights were fitted by ``bench/fit_search.py`` on two kinds of development data, each
 source weighing the same in the loss (BFCL three times): BFCL's single-intent
@@ -55,6 +58,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.search._corpus import Corpus, Parts, Snapshot, corpus_for
 from forge.tools.search._intents import interleave, parts
+from forge.tools.search._together import (
+    Toolkits,
+    finders,
+    id_given,
+    needed_entities,
+    required_parameters,
+    toolkit_mates,
+    toolkits,
+)
 from forge.tools.search._tokens import identifier_terms, split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
 
@@ -84,6 +96,12 @@ SEMANTIC_FLOOR = 0.2
 SEMANTIC_SHARE = 0.5
 #: In a request of several steps, the whole request's best tools that come before any step's.
 WHOLE_FIRST = 3
+#: How deep each ranking of a request and of its steps is read for toolkit mates.
+DEPTH = 30
+#: The toolkits of each ranking's first ``TOOLKIT_HEADS`` tools join a multi-step request's merge.
+TOOLKIT_HEADS = 2
+#: The first ``FINDER_HEADS`` results bring the tools that find the entities whose ids they need.
+FINDER_HEADS = 3
 #: With ``relevant_only``, a query finds nothing unless some candidate covers at least
 #: ``RELEVANT_COVERAGE`` of its terms (IDF-weighted) or is at least ``RELEVANT_COSINE`` near it
 #: in meaning. Set on the development retrieval sets to drop at most 0.5 % of the gold tools
@@ -189,6 +207,26 @@ def _parameter_names(tool: Tool) -> list[str]:
     except Exception:  # a tool whose schema cannot be built is still searchable by name
         return []
     return [str(name) for name in properties] if isinstance(properties, dict) else []
+
+
+def _required_names(tool: Tool) -> list[str]:
+    """The names of the parameters a call must give, without compiling lazy tools."""
+    from forge.tools.schema import FunctionSource
+
+    source = tool.source
+    if tool._compiled is None and isinstance(source, FunctionSource):
+        import inspect
+
+        return [
+            name
+            for name, p in inspect.signature(source.fn).parameters.items()
+            if p.default is inspect.Parameter.empty
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+    try:
+        return required_parameters(_schema(tool))
+    except Exception:  # a tool whose schema cannot be built is still searchable by name
+        return []
 
 
 def _parameter_text(tool: Tool) -> str:
@@ -407,6 +445,9 @@ class SearchIndex:
         self._profiles: Sequence[_Profile] = []
         self._df: Any = {}
         self._snapshot: Snapshot | None = None
+        self._kits: Toolkits | None = None
+        self._entity_needs: dict[int, list[tuple[str, ...]]] = {}
+        self._finder_ranks: dict[tuple[Any, ...], list[int]] = {}
         if self._tools:
             self._snapshot = snapshot = (corpus if corpus is not None else Corpus()).snapshot(
                 self._tools, _parts
@@ -435,8 +476,10 @@ class SearchIndex:
         """Return up to ``limit`` matching tools, best first; ties keep registration order.
 
         A request of several steps (``_intents.parts``) keeps the whole request's
-        ``WHOLE_FIRST`` best tools first, then takes each step's best and the whole request's
-        next in turn, so the tools every step needs are near the top.
+        ``WHOLE_FIRST`` best tools first, then takes each step's best, the toolkit mates of
+        the rankings' ``TOOLKIT_HEADS`` best and the whole request's next in turn, so the
+        tools every step needs are near the top. The tools that find the entities whose ids
+        the first ``FINDER_HEADS`` need take the last places (``_together``).
 
         The ranking always has tools while the registry does; with ``relevant_only`` a query
         no tool is relevant to (`is_relevant`) finds nothing instead.
@@ -445,15 +488,65 @@ class SearchIndex:
             raise ValueError(f"limit must be at least 1, got {limit}")
         if relevant_only and not self.is_relevant(query, category=category, tags=tags):
             return []
-        whole = self._rank(query, limit, category, tags)
+        depth = max(limit, DEPTH)
+        whole = self._rank(query, depth, category, tags)
         steps = parts(query, lambda part: bool(tokenize(part)))
+        top = whole[:limit]
         if len(steps) > 1:
-            rankings = [
-                whole[WHOLE_FIRST:],
-                *(self._rank(step, limit, category, tags) for step in steps),
-            ]
-            whole = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
-        return [self._tools[i] for i in whole[:limit]]
+            ranked = [self._rank(step, depth, category, tags) for step in steps]
+            rankings = [whole[WHOLE_FIRST:limit], *(r[:limit] for r in ranked)]
+            mates = toolkit_mates(self._toolkits(), [whole, *ranked], TOOLKIT_HEADS)
+            if mates:
+                rankings.insert(1, mates)
+            top = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
+        found = [j for j in self._finders(query, top[:FINDER_HEADS], depth, category, tags)
+                 if j not in top][: limit - 1]  # fmt: skip
+        if found:
+            top = top[: limit - len(found)] + found
+        return [self._tools[i] for i in top]
+
+    def _finders(
+        self,
+        query: str,
+        top: list[int],
+        depth: int,
+        category: ToolCategory | None,
+        tags: Sequence[str],
+    ) -> list[int]:
+        """The tools that find the entities whose ids ``top`` needs and the query does not
+        give (``_together.finders``); of the needing tool's toolkit when it has one."""
+        keys = self._toolkits().keys
+
+        def fits(needing: int, finder: int, entity: tuple[str, ...]) -> bool:
+            kit = keys[needing]
+            return (
+                set(entity) <= self._profiles[finder].name
+                and (kit is None or keys[finder] == kit)
+                and not id_given(query, entity)
+            )
+
+        def rank(text: str) -> list[int]:  # the same for every request: kept
+            key = (text, depth, category, tuple(tags))
+            ranked = self._finder_ranks.get(key)
+            if ranked is None:
+                ranked = self._finder_ranks[key] = self._rank(text, depth, category, tags)
+            return ranked
+
+        return finders(top, self._needs, fits, rank)
+
+    def _toolkits(self) -> Toolkits:
+        """The tools' toolkits (``_together.toolkits``), found on first need."""
+        if self._kits is None:
+            self._kits = toolkits(self._tools)
+        return self._kits
+
+    def _needs(self, i: int) -> list[tuple[str, ...]]:
+        """The entities whose ids tool ``i`` needs (``_together.needed_entities``), kept."""
+        needs = self._entity_needs.get(i)
+        if needs is None:
+            tool = self._tools[i]
+            needs = self._entity_needs[i] = needed_entities(tool, _required_names(tool))
+        return needs
 
     def is_relevant(
         self, query: str, *, category: ToolCategory | None = None, tags: Sequence[str] = ()

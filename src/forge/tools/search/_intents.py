@@ -1,7 +1,9 @@
 """The parts of a multi-step request, and a fair merge of the rankings found for each.
 
 A request is cut at line breaks, semicolons, numbered steps and the words that chain steps
-("then", "after that", "also", "finally", ..., and their Chinese counterparts). It counts as
+("then", "after that", "also", "finally", ..., and their German, French, Spanish, Chinese and
+Japanese counterparts; in Chinese and Japanese, where words are not spaced, "and", "again",
+"at the same time" only after a comma). It counts as
 several requests only when at least two parts hold a search term; otherwise it is searched
 whole. Sentence ends are not cuts: a question's first sentences are often its context.
 """
@@ -16,14 +18,35 @@ __all__ = ["MAX_PARTS", "interleave", "parts"]
 #: At most this many parts are searched; later ones are joined to the last.
 MAX_PARTS = 6
 
+#: Words that chain steps in the languages the tokenizer reads as words (German, French,
+#: Spanish; English above), cut only where they stand as words.
+_LATIN_CUES = (
+    r"dann|danach|anschlie(?:ss|\u00df)end|au(?:ss|\u00df)erdem|zuletzt|schlie(?:ss|\u00df)lich"
+    r"|puis|ensuite|apr\u00e8s\s+cela|enfin|de\s+plus"
+    r"|luego|despu\u00e9s|adem\u00e1s|finalmente|por\s+\u00faltimo"
+)
+#: Chinese and Japanese, written without spaces: words that chain steps wherever they stand
+#: (then, next, after that, besides, finally, in addition; Japanese: then, next, finally,
+#: further), and words that do so only after a comma ("and", "again", "at the same time",
+#: "as well as", "after that").
+_CJK_CUES = (
+    "\u7136\u540e|\u63a5\u7740|\u968f\u540e|\u53e6\u5916|\u6b64\u5916|\u6700\u540e"
+    "|\u5176\u6b21|\u987a\u4fbf|\u5e76\u4e14"
+    "|\u305d\u308c\u304b\u3089|\u305d\u306e\u5f8c|\u6b21\u306b|\u6700\u5f8c\u306b"
+    "|\u3055\u3089\u306b"
+)
+_CJK_AFTER_COMMA = (
+    "\u5e76|\u518d|\u540c\u65f6|\u4ee5\u53ca|\u4e4b\u540e|\u4ee5\u540e|\u8fd8\u8981"
+    "|\u8fd8\u6709|\u8fd8|\u305d\u3057\u3066|\u307e\u305f"
+)
 _CUT = re.compile(
     r"\s*[\n;\uff1b]+\s*"
     r"|(?:^|\s)(?i:step\s*)?\d{1,2}[.):]\s+"  # numbered steps
     r"|,?\s*\b(?i:(?:and\s+)?(?:then|after\s+that|afterwards?|also|additionally|in\s+addition"
     r"(?:\s+to\s+that)?|finally|lastly|next(?=\s*,)))\b,?\s*"
-    # the same words in Chinese: then, after that, also, besides, finally
-    "|[\uff0c,]?\\s*(?:\u7136\u540e|\u63a5\u7740|\u968f\u540e|\u53e6\u5916|\u6b64\u5916"
-    "|\u6700\u540e)[\uff0c,]?"
+    rf"|,?\s*\b(?i:(?:und\s+|et\s+|y\s+)?(?:{_LATIN_CUES}))\b,?\s*"
+    f"|[\uff0c,\u3001]?\\s*(?:{_CJK_CUES})[\uff0c,\u3001]?"
+    f"|[\uff0c,\u3001]\\s*(?:{_CJK_AFTER_COMMA})[\uff0c,\u3001]?"
 )
 
 
