@@ -179,6 +179,10 @@ def main() -> None:
         embedding = cached()
         features = FEATURES + EMBEDDING_FEATURES
     development = development_sets(embedding)
+    if args.embedding:
+        from _embedding_cache import save
+
+        save()
     rows, mask, target, weight = training_lists(development)
     weights = fit(rows, mask, target, weight).round(2)
     print(f"{len(rows)} training questions")
