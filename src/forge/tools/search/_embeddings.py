@@ -21,7 +21,7 @@ __all__ = ["EMBEDDING_FEATURES", "MINILM", "MINILM_WEIGHTS", "Embedding", "resol
 EMBEDDING_FEATURES = ("embedding", "embedding_relative")
 #: Weights of ``FEATURES + EMBEDDING_FEATURES`` with MiniLM, fitted by ``bench/fit_search.py
 #: --embedding minilm`` on the development data only.
-MINILM_WEIGHTS = (1.55, 1.93, 3.72, 0.84, 2.29, 0.42, 0.44, 2.24, 2.85, 0.0, 0.0)
+MINILM_WEIGHTS = (1.22, 1.58, 3.12, 0.85, 1.93, 0.53, 0.53, 0.97, 1.70, 1.53, 2.47)
 
 
 @dataclass(frozen=True, kw_only=True)
