@@ -10,6 +10,7 @@ question stays honest.
 
 from __future__ import annotations
 
+import os
 import pickle
 from collections.abc import Sequence
 from functools import cache
@@ -30,7 +31,10 @@ def _kept() -> dict[str, Any]:
 def save() -> None:
     """Write the kept vectors to ``CACHE``."""
     CACHE.parent.mkdir(parents=True, exist_ok=True)
-    CACHE.write_bytes(pickle.dumps(_kept(), protocol=pickle.HIGHEST_PROTOCOL))
+    # Through a file of its own, renamed: another run may be reading the cache meanwhile.
+    part = CACHE.with_suffix(f".{os.getpid()}.part")
+    part.write_bytes(pickle.dumps(_kept(), protocol=pickle.HIGHEST_PROTOCOL))
+    part.replace(CACHE)
 
 
 def cached(*, queries: bool = True) -> Embedding:
