@@ -36,6 +36,11 @@ A request of several steps (cut at line breaks, semicolons, numbered steps and w
 request's three best tools come first, then each step's best and the whole request's next in
 turn, so the generic tools a task needs (look up a code, write a file) join the topical one.
 
+An optional stronger `Embedding` (``MINILM``: all-MiniLM-L6-v2, the ``minilm`` extra;
+``_embeddings``) can rank beside the static one: its 20 nearest tools join the candidates
+(same rule) and its cosine, raw and relative, joins the features (``EMBEDDING_FEATURES``),
+scored by a weight vector of its own; the default ranking and ``WEIGHTS`` are untouched.
+
 The weights were fitted by ``bench/fit_search.py`` on two kinds of development data, each
 source weighing the same in the loss (BFCL three times): BFCL's single-intent
 ``simple_python``, ``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and
