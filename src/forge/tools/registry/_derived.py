@@ -32,12 +32,11 @@ def search_tools(  # noqa: PLR0917 - internal: the options of `ToolRegistry.sear
     The index is cached per version of the store and kept up to date tool by tool: after a
     change, only the tools the store's corpus has not seen are tokenized and embedded.
     """
-    from forge.tools.search import SearchIndex, corpus_for
-    from forge.tools.search._embeddings import resolve
+    from forge.tools.search import SearchIndex, corpus_for, resolve_embedding
     from forge.tools.values.metadata import string_tuple
 
     corpus = corpus_for(store)
-    chosen = resolve(embedding)
+    chosen = resolve_embedding(embedding)
     if chosen is None:
         index = store.derived("search", lambda tools: SearchIndex(tools, corpus=corpus))
     else:

@@ -59,7 +59,12 @@ from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.search._corpus import Corpus, Parts, Snapshot, corpus_for
-from forge.tools.search._embeddings import EMBEDDING_FEATURES, MINILM, Embedding
+from forge.tools.search._embeddings import (
+    EMBEDDING_FEATURES,
+    MINILM,
+    Embedding,
+    resolve_embedding,
+)
 from forge.tools.search._intents import interleave, parts
 from forge.tools.search._tokens import identifier_terms, split_identifier, tokenize, words
 from forge.tools.values.categories import ToolCategory
@@ -77,6 +82,7 @@ __all__ = [
     "SearchIndex",
     "WEIGHTS",
     "corpus_for",
+    "resolve_embedding",
     "tokenize",
     "words",
 ]

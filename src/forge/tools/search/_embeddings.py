@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EMBEDDING_FEATURES", "MINILM", "MINILM_WEIGHTS", "Embedding", "resolve"]
+__all__ = ["EMBEDDING_FEATURES", "MINILM", "MINILM_WEIGHTS", "Embedding", "resolve_embedding"]
 
 #: The features an `Embedding` adds after ``forge.tools.search.FEATURES``.
 EMBEDDING_FEATURES = ("embedding", "embedding_relative")
@@ -81,7 +81,7 @@ MINILM = Embedding(name="minilm", dimensions=384, embed=_minilm_embed, require=_
 _NAMED = {MINILM.name: MINILM}
 
 
-def resolve(choice: str | Embedding | None) -> Embedding | None:
+def resolve_embedding(choice: str | Embedding | None) -> Embedding | None:
     """The `Embedding` a search option names (``None``: the static one alone), ready to load.
 
     Raises:
