@@ -97,6 +97,8 @@ SEMANTIC_CANDIDATES = 20
 #: least ``SEMANTIC_FLOOR`` and at least ``SEMANTIC_SHARE`` of the nearest tool's.
 SEMANTIC_FLOOR = 0.2
 SEMANTIC_SHARE = 0.5
+#: The optional embedding's vectors of this many recent queries are kept per index.
+QUERIES_KEPT = 16
 #: In a request of several steps, the whole request's best tools that come before any step's.
 WHOLE_FIRST = 3
 #: With ``relevant_only``, a query finds nothing unless some candidate covers at least
@@ -311,6 +313,7 @@ class SearchIndex:
         self._embedding = embedding
         self._weights = WEIGHTS if embedding is None else embedding.weights
         self._sentences: Snapshot | None = None
+        self._asked: dict[str, Any] = {}  # the last queries' vectors of the embedding
         if embedding is not None:
             store = embedding_corpus or Corpus(dimensions=embedding.dimensions)
             self._sentences = store.snapshot(self._tools, _sentence_parts(embedding))
@@ -424,7 +427,7 @@ class SearchIndex:
         candidates = np.union1d(candidates, self._nearest(cosine, mask, floor=floor))
         sentence = None
         if self._embedding is not None and self._sentences is not None:
-            sentence = self._sentences.similarity(self._embedding.vectors([query])[0])
+            sentence = self._sentences.similarity(self._query_vector(self._embedding, query))
             candidates = np.union1d(candidates, self._nearest(sentence, mask, floor=floor))
         if not len(candidates):
             return none
@@ -432,6 +435,16 @@ class SearchIndex:
         if sentence is None:
             return candidates, rows
         return candidates, np.hstack((rows, _closeness(sentence[candidates])))
+
+    def _query_vector(self, embedding: Embedding, query: str) -> Any:
+        """``embedding``'s vector of ``query``, kept for the next few queries: a search with
+        ``relevant_only`` asks for the same query's candidates twice."""
+        vector = self._asked.get(query)
+        if vector is None:
+            if len(self._asked) >= QUERIES_KEPT:
+                self._asked.clear()
+            vector = self._asked[query] = embedding.vectors([query])[0]
+        return vector
 
     def _lexical(self, terms: list[str], mask: Any, pool: int) -> Any:
         """The best ``pool`` tools sharing a term with the query (weighted-field BM25)."""

@@ -109,6 +109,18 @@ def test_the_embedding_index_is_kept_tool_by_tool() -> None:
     assert len(model.texts) == 2  # the new tool and the query
 
 
+def test_a_query_is_embedded_once_per_search() -> None:
+    """With ``relevant_only`` the relevance check and the ranking share the query's vector."""
+    model = Counting()
+    choice = plugged(model, "once")
+    reg = registry()
+    reg.search("warm up", embedding=choice)
+    model.texts.clear()
+    found = reg.search("weather forecast", relevant_only=True, embedding=choice)
+    assert found[0].name == "get_weather"
+    assert model.texts == ["weather forecast"]
+
+
 def test_a_wrong_shape_is_a_clear_error() -> None:
     """An embedding returning vectors of the wrong size is named in the error."""
     bad = Embedding(name="short", dimensions=8, embed=static_embed)
