@@ -12,7 +12,11 @@ The search's weights were fitted (``fit_search.py``) on the development categori
 ``parallel`` and ``live_parallel``);
 ``multiple`` and ``live_multiple`` are the measured ones.
 
-Usage: ``python bench/bench_search.py`` (reads the corpus in ``corpora/bfcl/``).
+Usage: ``python bench/bench_search.py`` (reads the corpus in ``corpora/bfcl/``). With
+``--embedding minilm`` it measures the optional MiniLM embedding instead (the ``minilm``
+extra): recall on every category and latency at 10,000 tools, each beside the default's,
+measured in the same process (MiniLM's tool vectors come from ``_embedding_cache``; its index
+build is timed on ``BUILD_SAMPLE`` fresh texts and scaled).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ DEVELOPMENT = (
 #: step splitting was checked on these, see the README).
 OTHER = ("parallel_multiple", "live_parallel_multiple")
 LATENCY_TOOLS = 10_000
+#: Tool texts MiniLM embeds afresh to time its index build (scaled to ``LATENCY_TOOLS``).
+BUILD_SAMPLE = 500
 
 
 def _corpus() -> Path:
@@ -108,12 +114,14 @@ def build_tools(
     return tools, original
 
 
-def recall(registry: Any, original: dict[str, str], category: str) -> tuple[float, float]:
+def recall(
+    registry: Any, original: dict[str, str], category: str, embedding: Any = None
+) -> tuple[float, float]:
     """(recall@5 over function names, recall@5 over tools) for one category."""
     names_hits = tools_hits = 0
     items = questions(category)
     for text, truth in items:
-        ranked = [original[t.name] for t in registry.search(text, limit=50)]
+        ranked = [original[t.name] for t in registry.search(text, limit=50, embedding=embedding)]
         tools_hits += truth in ranked[:5]
         names_hits += truth in list(dict.fromkeys(ranked))[:5]
     return names_hits / len(items), tools_hits / len(items)
@@ -126,11 +134,13 @@ def needed(category: str) -> list[set[str]]:
             for line in answers.read_text(encoding="utf-8").splitlines()]  # fmt: skip
 
 
-def all_in_top_10(registry: Any, original: dict[str, str], category: str) -> float:
+def all_in_top_10(
+    registry: Any, original: dict[str, str], category: str, embedding: Any = None
+) -> float:
     """Share of questions with every function they need among the first ten names found."""
     hits = 0
     for (text, _), wanted in zip(questions(category), needed(category), strict=True):
-        ranked = [original[t.name] for t in registry.search(text, limit=50)]
+        ranked = [original[t.name] for t in registry.search(text, limit=50, embedding=embedding)]
         hits += wanted <= set(list(dict.fromkeys(ranked))[:10])
     return hits / len(questions(category))
 
@@ -166,21 +176,13 @@ def plain_bm25(definitions: list[dict[str, Any]]) -> dict[str, float]:
 
 def latency(definitions: list[dict[str, Any]]) -> tuple[float, float, float, int]:
     """(median ms per query, bm25s retrieve median ms, index build s) at 10,000 tools."""
-    from forge.tools import ToolRegistry
     from forge.tools.search import tokenize
 
-    copies = -(-LATENCY_TOOLS // len(definitions))
-    tools, _ = build_tools(definitions, copies)
-    registry = ToolRegistry(tools[:LATENCY_TOOLS])
-    texts = [text for category in MEASURED for text, _ in questions(category)]
+    registry, texts = latency_registry(definitions)
     started = time.perf_counter()
     registry.search("warm up the index")
     build_s = time.perf_counter() - started
-    ours = []
-    for text in texts:
-        t0 = time.perf_counter()
-        registry.search(text, limit=10)
-        ours.append(time.perf_counter() - t0)
+    ours = query_ms(registry, texts)
     import bm25s
 
     from forge.tools.search import K1, B, _document
@@ -193,7 +195,27 @@ def latency(definitions: list[dict[str, Any]]) -> tuple[float, float, float, int
         t0 = time.perf_counter()
         index.retrieve([terms], k=10, show_progress=False)
         raw.append(time.perf_counter() - t0)
-    return statistics.median(ours) * 1e3, statistics.median(raw) * 1e3, build_s, len(registry)
+    return statistics.median(ours), statistics.median(raw) * 1e3, build_s, len(registry)
+
+
+def latency_registry(definitions: list[dict[str, Any]]) -> tuple[Any, list[str]]:
+    """A registry of ``LATENCY_TOOLS`` tools (copies of the definitions) and the questions."""
+    from forge.tools import ToolRegistry
+
+    copies = -(-LATENCY_TOOLS // len(definitions))
+    tools, _ = build_tools(definitions, copies)
+    texts = [text for category in MEASURED for text, _ in questions(category)]
+    return ToolRegistry(tools[:LATENCY_TOOLS]), texts
+
+
+def query_ms(registry: Any, texts: list[str], embedding: Any = None) -> list[float]:
+    """Milliseconds of ``registry.search(text, limit=10)`` for each text (index built)."""
+    out = []
+    for text in texts:
+        t0 = time.perf_counter()
+        registry.search(text, limit=10, embedding=embedding)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
 
 
 def run() -> Iterator[str]:
@@ -239,9 +261,65 @@ def run() -> Iterator[str]:
     )  # fmt: skip
 
 
+def run_embedding() -> Iterator[str]:
+    """The MiniLM embedding against the default: recall per category, latency, build time."""
+    from _embedding_cache import cached
+    from forge.tools import ToolRegistry
+    from forge.tools.search import MINILM, _semantic_text
+
+    choice = cached(queries=False)
+    definitions = distinct_definitions()
+    tools, original = build_tools(definitions)
+    registry = ToolRegistry(tools)
+    rows = []
+    for category in (*MEASURED, *DEVELOPMENT, *OTHER):
+        default = recall(registry, original, category)[0]
+        minilm = recall(registry, original, category, choice)[0]
+        target = TARGETS.get(category)
+        note = " (info, used for tuning)" if category in DEVELOPMENT else ""
+        rows.append(Row(f"`{category}`: default{note}", default * 100, "%"))
+        rows.append(Row(f"`{category}`: **ours+minilm**{note}", minilm * 100, "%", None, "",
+                        f"≥ {target:.0%}" if target else "",
+                        minilm >= target if target else None))  # fmt: skip
+        if category in OTHER:
+            for label, chosen in (("default", None), ("ours+minilm", choice)):
+                share = all_in_top_10(registry, original, category, chosen)
+                rows.append(Row(f"... {label}: all needed in the first ten names (info)",
+                                share * 100, "%"))  # fmt: skip
+    yield render_rows(f"Search recall@5 with MiniLM over {len(definitions):,} BFCL definitions",
+                      rows)  # fmt: skip
+    big, texts = latency_registry(definitions)
+    big.search("warm up the index")
+    big.search("warm up the index", embedding=choice)
+    default_ms, minilm_ms = [], []
+    for text in texts:  # interleaved, so both see the same load
+        default_ms += query_ms(big, [text])
+        minilm_ms += query_ms(big, [text], choice)
+    sample = [_semantic_text(t) for t in list(big)[:BUILD_SAMPLE]]
+    started = time.perf_counter()
+    MINILM.embed(sample)
+    build_s = (time.perf_counter() - started) * LATENCY_TOOLS / len(sample)
+    median = statistics.median
+    yield render_rows(
+        f"Search latency with {len(big):,} tools, default against MiniLM (median per query)",
+        [
+            Row("default `registry.search(q, limit=10)`", median(default_ms), "ms", 1.0,
+                "default", "< 5 ms", median(default_ms) < 5),
+            Row("`registry.search(q, limit=10, embedding=\"minilm\")`", median(minilm_ms), "ms",
+                median(minilm_ms) / median(default_ms), "default"),
+            Row("... p95 (info)", sorted(minilm_ms)[int(0.95 * len(minilm_ms))], "ms"),
+            Row(f"MiniLM index build, {BUILD_SAMPLE} tool texts timed, scaled (info)",
+                build_s * 1e3, "ms"),
+        ],
+    )  # fmt: skip
+
+
 def main() -> None:
-    """Print the search tables."""
-    for table in run():
+    """Print the search tables (``--embedding minilm``: MiniLM's, see the docstring)."""
+    tables = run_embedding() if sys.argv[1:] == ["--embedding", "minilm"] else run()
+    if sys.argv[1:] not in ([], ["--embedding", "minilm"]):
+        raise SystemExit("usage: bench_search.py [--embedding minilm]")
+    for table in tables:
         print(table, end="\n\n", flush=True)
 
 

@@ -19,11 +19,16 @@ BFCL's ``multiple`` / ``live_multiple`` targets (95 % / 91 % recall@5) were then
 hold with it, the one use of those two categories (they never enter the loss).
 An ablation refits without the semantic features and counts the questions they decide.
 
-Usage: ``python bench/fit_search.py``; paste the printed tuple into ``search.py``.
+Usage: ``python bench/fit_search.py``; paste the printed tuple into ``search.py``. With
+``--embedding minilm`` the index also ranks with MiniLM (``forge.tools.search.MINILM``, the
+``minilm`` extra; vectors kept by ``_embedding_cache``) and the fit gives ``MINILM_WEIGHTS``
+over ``FEATURES + EMBEDDING_FEATURES`` (same data, same loss); the ablation then refits
+without MiniLM's two features.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -52,12 +57,13 @@ def ground_truths(category: str) -> list[set[str]]:
 Question = tuple[list[str], Any, set[str]]  # candidate names, feature rows, needed names
 
 
-def bfcl_set() -> list[Question]:
-    """The candidates and feature rows of every BFCL development question."""
+def bfcl_set(embedding: Any = None) -> list[Question]:
+    """The candidates and feature rows of every BFCL development question (ranked with
+    ``embedding`` as well, when given)."""
     from forge.tools.search import SearchIndex
 
     tools, original = build_tools(distinct_definitions())
-    index = SearchIndex(tools)
+    index = SearchIndex(tools, embedding=embedding)
     out: list[Question] = []
     for category in DEVELOPMENT:
         for (text, _), truths in zip(questions(category), ground_truths(category), strict=True):
@@ -66,12 +72,12 @@ def bfcl_set() -> list[Question]:
     return out
 
 
-def retrieval_set(name: str) -> list[Question]:
+def retrieval_set(name: str, embedding: Any = None) -> list[Question]:
     """The candidates and feature rows of every question of one development retrieval set."""
     from forge.tools.search import SearchIndex
 
     registry, original = build_registry(load_set(name))
-    index = SearchIndex(list(registry))
+    index = SearchIndex(list(registry), embedding=embedding)
     out: list[Question] = []
     for question in load_set(name).questions:
         candidates, features = index.candidates(question.query)
@@ -80,11 +86,11 @@ def retrieval_set(name: str) -> list[Question]:
     return out
 
 
-def development_sets() -> dict[str, list[Question]]:
+def development_sets(embedding: Any = None) -> dict[str, list[Question]]:
     """Every development source: BFCL's categories together, then each retrieval set."""
-    sets = {"bfcl": bfcl_set()}
+    sets = {"bfcl": bfcl_set(embedding)}
     for name in RETRIEVAL_DEVELOPMENT:
-        sets[name] = retrieval_set(name)
+        sets[name] = retrieval_set(name, embedding)
     return sets
 
 
@@ -160,13 +166,27 @@ def without(development: dict[str, list[Question]], keep: list[int]) -> dict[str
 
 def main() -> None:
     """Fit and print the weights, the development recall they give, and an ablation."""
-    from forge.tools.search import FEATURES
+    from forge.tools.search import EMBEDDING_FEATURES, FEATURES
 
-    development = development_sets()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedding", choices=["minilm"], default=None)
+    args = parser.parse_args()
+    features: tuple[str, ...] = FEATURES
+    embedding = None
+    if args.embedding:
+        from _embedding_cache import cached
+
+        embedding = cached()
+        features = FEATURES + EMBEDDING_FEATURES
+    development = development_sets(embedding)
+    if args.embedding:
+        from _embedding_cache import save
+
+        save()
     rows, mask, target, weight = training_lists(development)
     weights = fit(rows, mask, target, weight).round(2)
     print(f"{len(rows)} training questions")
-    for name, w in zip(FEATURES, weights, strict=True):
+    for name, w in zip(features, weights, strict=True):
         print(f"  {name:24s} {w:+.2f}")
     shares = []
     for name, items in development.items():
@@ -174,7 +194,9 @@ def main() -> None:
         shares.append(share)
         print(f"  all needed in top 5 {name:14s} {share:.3f}")
     print(f"  all needed in top 5 {'(macro)':14s} {sum(shares) / len(shares):.4f}")
-    lexical = [k for k, name in enumerate(FEATURES) if not name.startswith("semantic")]
+    lexical = [k for k, name in enumerate(features) if not name.startswith("semantic")]
+    if args.embedding:  # the ablation: the static ranking's features alone, refitted
+        lexical = list(range(len(FEATURES)))
     ablated = without(development, lexical)
     ablated_weights = fit(*training_lists(ablated)).round(2)
     both: list[tuple[bool, bool]] = []
@@ -182,11 +204,13 @@ def main() -> None:
         lexical_only = hits_at_5(ablated[name], ablated_weights)
         both.extend(zip(hits_at_5(items, weights), lexical_only, strict=True))
     total = len(both)
-    print(f"  without the semantic features, refitted: top 5 (micro) "
+    dropped = "MiniLM's features" if args.embedding else "the semantic features"
+    print(f"  without {dropped}, refitted: top 5 (micro) "
           f"{sum(b for _, b in both) / total:.4f}; with them "
           f"{sum(a and not b for a, b in both)} questions gained, "
           f"{sum(b and not a for a, b in both)} lost")  # fmt: skip
-    print("WEIGHTS = (" + ", ".join(f"{w:.2f}" for w in weights) + ")")
+    label = "MINILM_WEIGHTS" if args.embedding else "WEIGHTS"
+    print(f"{label} = (" + ", ".join(f"{w:.2f}" for w in weights) + ")")
 
 
 if __name__ == "__main__":

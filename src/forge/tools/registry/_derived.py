@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from forge.tools.model.prompt import PromptOptions
     from forge.tools.model.source import ToolSource
     from forge.tools.model.tool import Tool
+    from forge.tools.search import Embedding
 
 __all__ = ["prompt_text", "search_tools"]
 
@@ -23,7 +24,7 @@ __all__ = ["prompt_text", "search_tools"]
 def search_tools(  # noqa: PLR0917 - internal: the options of `ToolRegistry.search`
     store: ToolSource,
     query: str, limit: int, category: ToolCategory | str | None, tags: Iterable[str] | str,
-    relevant_only: bool,
+    relevant_only: bool, embedding: str | Embedding | None = None,
 ) -> list[Tool]:  # fmt: skip
     """The tools most relevant to ``query``, best first (none, with ``relevant_only``, when
     no tool is relevant to it); the options are those of `ToolRegistry.search`.
@@ -31,11 +32,17 @@ def search_tools(  # noqa: PLR0917 - internal: the options of `ToolRegistry.sear
     The index is cached per version of the store and kept up to date tool by tool: after a
     change, only the tools the store's corpus has not seen are tokenized and embedded.
     """
-    from forge.tools.search import SearchIndex, corpus_for
+    from forge.tools.search import SearchIndex, corpus_for, resolve_embedding
     from forge.tools.values.metadata import string_tuple
 
     corpus = corpus_for(store)
-    index = store.derived("search", lambda tools: SearchIndex(tools, corpus=corpus))
+    chosen = resolve_embedding(embedding)
+    if chosen is None:
+        index = store.derived("search", lambda tools: SearchIndex(tools, corpus=corpus))
+    else:
+        vectors = corpus_for(store, chosen.name, chosen.dimensions)
+        index = store.derived(("search", chosen), lambda tools: SearchIndex(
+            tools, corpus=corpus, embedding=chosen, embedding_corpus=vectors))  # fmt: skip
     wanted = ToolCategory.parse(category) if category is not None else None
     return index.search(
         query, limit=limit, category=wanted, tags=string_tuple(tags, "tags"),

@@ -39,6 +39,11 @@ generic tools a task needs (look up a code, write a file) join the topical one. 
 the first three that needs an entity's id brings the tool that finds the entity, unless the
 request gives the id (``_together``).
 
+An optional stronger `Embedding` (``MINILM``: all-MiniLM-L6-v2, the ``minilm`` extra;
+``_embeddings``) can rank beside the static one: its 20 nearest tools join the candidates
+(same rule) and its cosine, raw and relative, joins the features (``EMBEDDING_FEATURES``),
+scored by a weight vector of its own; the default ranking and ``WEIGHTS`` are untouched.
+
 The weights were fitted by ``bench/fit_search.py`` on two kinds of development data, each
 source weighing the same in the loss (BFCL three times): BFCL's single-intent
 ``simple_python``, ``live_simple``, ``simple_java``, ``simple_javascript``, ``parallel`` and
@@ -52,11 +57,17 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from forge.tools.search._corpus import Corpus, Parts, Snapshot, corpus_for
+from forge.tools.search._embeddings import (
+    EMBEDDING_FEATURES,
+    MINILM,
+    Embedding,
+    resolve_embedding,
+)
 from forge.tools.search._intents import interleave, parts
 from forge.tools.search._together import (
     Toolkits,
@@ -74,12 +85,16 @@ if TYPE_CHECKING:
     from forge.tools.model.tool import Tool
 
 __all__ = [
+    "EMBEDDING_FEATURES",
     "FEATURES",
+    "MINILM",
+    "Embedding",
     "RELEVANT_COSINE",
     "RELEVANT_COVERAGE",
     "SearchIndex",
     "WEIGHTS",
     "corpus_for",
+    "resolve_embedding",
     "tokenize",
     "words",
 ]
@@ -94,6 +109,8 @@ SEMANTIC_CANDIDATES = 20
 #: least ``SEMANTIC_FLOOR`` and at least ``SEMANTIC_SHARE`` of the nearest tool's.
 SEMANTIC_FLOOR = 0.2
 SEMANTIC_SHARE = 0.5
+#: The optional embedding's vectors of this many recent queries are kept per index.
+QUERIES_KEPT = 16
 #: In a request of several steps, the whole request's best tools that come before any step's.
 WHOLE_FIRST = 3
 #: How deep each ranking of a request and of its steps is read for toolkit mates.
@@ -433,12 +450,42 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             for (fields, whole, profile), vector in zip(made, vectors, strict=True)]  # fmt: skip
 
 
-class SearchIndex:
-    """BM25 and embedding candidates over a fixed list of tools, re-ranked by ``WEIGHTS``."""
+def _sentence_parts(embedding: Embedding) -> Callable[[list[Tool]], list[Parts]]:
+    """What an `Embedding`'s corpus keeps of each tool: its vector of ``_semantic_text``."""
 
-    def __init__(self, tools: Sequence[Tool], *, corpus: Corpus | None = None) -> None:
+    def parts(tools: list[Tool]) -> list[Parts]:
+        vectors = embedding.vectors([_semantic_text(t) for t in tools])
+        return [Parts(["_"], ["_"], vector, None) for vector in vectors]
+
+    return parts
+
+
+class SearchIndex:
+    """BM25 and embedding candidates over a fixed list of tools, re-ranked by ``WEIGHTS``.
+
+    With an ``embedding`` (`Embedding`, such as ``MINILM``) its nearest tools join the
+    candidates and its cosine joins the features (``EMBEDDING_FEATURES``), scored by the
+    embedding's own weights; ``embedding_corpus`` keeps its vectors across versions as
+    ``corpus`` keeps the rest.
+    """
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        *,
+        corpus: Corpus | None = None,
+        embedding: Embedding | None = None,
+        embedding_corpus: Corpus | None = None,
+    ) -> None:
         """Index ``tools``; with a kept ``corpus``, compute only the tools it has not seen."""
         self._tools = list(tools)
+        self._embedding = embedding
+        self._weights = WEIGHTS if embedding is None else embedding.weights
+        self._sentences: Snapshot | None = None
+        self._asked: dict[str, Any] = {}  # the last queries' vectors of the embedding
+        if embedding is not None:
+            store = embedding_corpus or Corpus(dimensions=embedding.dimensions)
+            self._sentences = store.snapshot(self._tools, _sentence_parts(embedding))
         self._retriever: Any = None
         self._whole: Any = None
         self._masks: dict[tuple[Any, ...], Any] = {}
@@ -573,7 +620,7 @@ class SearchIndex:
         candidates, features = self.candidates(query, limit, category=category, tags=tags)
         if not len(candidates):
             return []
-        order = np.lexsort((candidates, -(features @ np.asarray(WEIGHTS))))
+        order = np.lexsort((candidates, -(features @ np.asarray(self._weights))))
         return [int(i) for i in candidates[order][:limit]]
 
     def candidates(
@@ -588,7 +635,8 @@ class SearchIndex:
         import numpy as np
 
         terms = tokenize(query)
-        none = np.zeros(0, dtype=np.int64), np.zeros((0, len(FEATURES)))
+        width = len(FEATURES) + (len(EMBEDDING_FEATURES) if self._embedding is not None else 0)
+        none = np.zeros(0, dtype=np.int64), np.zeros((0, width))
         spelled = words(query)
         if self._retriever is None or not spelled:  # no letter or digit: no question
             return none
@@ -597,12 +645,30 @@ class SearchIndex:
         from forge.tools.search._embedding import embed
 
         cosine = self._similarity(embed([query])[0])
+        floor = len(candidates) > 0
         # Tools found by meaning join whether or not any tool shares a word with the query:
         # otherwise whether one is found would hang on some unrelated tool's vocabulary.
-        candidates = np.union1d(candidates, self._nearest(cosine, mask, floor=len(candidates) > 0))
+        candidates = np.union1d(candidates, self._nearest(cosine, mask, floor=floor))
+        sentence = None
+        if self._embedding is not None and self._sentences is not None:
+            sentence = self._sentences.similarity(self._query_vector(self._embedding, query))
+            candidates = np.union1d(candidates, self._nearest(sentence, mask, floor=floor))
         if not len(candidates):
             return none
-        return candidates, self._features(spelled, terms, candidates, cosine[candidates])
+        rows = self._features(spelled, terms, candidates, cosine[candidates])
+        if sentence is None:
+            return candidates, rows
+        return candidates, np.hstack((rows, _closeness(sentence[candidates])))
+
+    def _query_vector(self, embedding: Embedding, query: str) -> Any:
+        """``embedding``'s vector of ``query``, kept for the next few queries: a search with
+        ``relevant_only`` asks for the same query's candidates twice."""
+        vector = self._asked.get(query)
+        if vector is None:
+            if len(self._asked) >= QUERIES_KEPT:
+                self._asked.clear()
+            vector = self._asked[query] = embedding.vectors([query])[0]
+        return vector
 
     def _lexical(self, terms: list[str], mask: Any, pool: int) -> Any:
         """The best ``pool`` tools sharing a term with the query (weighted-field BM25)."""
@@ -696,3 +762,13 @@ class SearchIndex:
                 count=len(self._tools),
             )
         return mask
+
+
+def _closeness(similarity: Any) -> Any:
+    """The candidates' cosine similarities as two feature columns: clipped, and rescaled to
+    the candidates' range (the static embedding's last two features, for another model)."""
+    import numpy as np
+
+    spread = similarity.max() - similarity.min()
+    relative = (similarity - similarity.min()) / spread if spread > 0 else 0.0 * similarity
+    return np.column_stack((np.clip(similarity, 0.0, 1.0), relative))

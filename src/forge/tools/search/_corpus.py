@@ -200,6 +200,8 @@ class Corpus:
         self._lock = threading.Lock()
         self._spare = spare
         self._storage = _Storage(DIMENSIONS if dimensions is None else dimensions)
+        self.embeddings: dict[str, Corpus] = {}
+        """The corpora of optional embeddings kept beside this one (`corpus_for`)."""
 
     @property
     def slots(self) -> int:
@@ -269,8 +271,16 @@ _corpora: weakref.WeakKeyDictionary[Any, Corpus] = weakref.WeakKeyDictionary()
 _corpora_lock = threading.Lock()
 
 
-def corpus_for(owner: object) -> Corpus:
-    """The corpus kept for ``owner`` (a registry or view) while it lives."""
+def corpus_for(owner: object, embedding: str = "", dimensions: int | None = None) -> Corpus:
+    """The corpus kept for ``owner`` (a registry or view) while it lives; another one for
+    each optional ``embedding`` name (its vectors, of ``dimensions``)."""
+    if embedding:
+        kept = corpus_for(owner)
+        with _corpora_lock:
+            found = kept.embeddings.get(embedding)
+            if found is None:
+                found = kept.embeddings[embedding] = Corpus(dimensions=dimensions)
+        return found
     found = getattr(owner, _ATTRIBUTE, None) or _corpora.get(owner)
     if found is None:
         with _corpora_lock:
