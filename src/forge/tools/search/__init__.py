@@ -75,6 +75,7 @@ from forge.tools.search._together import (
     id_given,
     needed_entities,
     required_parameters,
+    toolkit_key,
     toolkit_mates,
     toolkits,
 )
@@ -290,6 +291,8 @@ class _Profile(NamedTuple):
     description: frozenset[str]
     parameters: frozenset[str]
     terms: frozenset[str]
+    kit: str | None
+    """Its toolkit's name prefix (`_together.toolkit_key`), if its name has one."""
 
 
 def _profile(tool: Tool, document: list[str], fields: dict[str, list[str]]) -> _Profile:
@@ -301,6 +304,7 @@ def _profile(tool: Tool, document: list[str], fields: dict[str, list[str]]) -> _
         description=frozenset(fields["description"]),
         parameters=frozenset(chain.from_iterable(map(identifier_terms, _parameter_names(tool)))),
         terms=frozenset(document),
+        kit=toolkit_key(tool.name, tool.metadata.display_name),
     )
 
 
@@ -437,6 +441,7 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             description=same.description,
             parameters=terms,
             terms=frozenset(document),
+            kit=toolkit_key(name, tool.metadata.display_name),
         )
         made.append((document or ["_"], whole or ["_"], profile))
         # The semantic text (`_semantic_text`) as its head and the tail it shares.
@@ -562,9 +567,9 @@ class SearchIndex:
     ) -> list[int]:
         """The tools that find the entities whose ids ``top`` needs and the query does not
         give (``_together.finders``); of the needing tool's toolkit when it has one."""
-        keys = self._toolkits().keys
 
         def fits(needing: int, finder: int, entity: tuple[str, ...]) -> bool:
+            keys = self._toolkits().keys  # only once some tool needs an id
             kit = keys[needing]
             return (
                 set(entity) <= self._profiles[finder].name
@@ -584,7 +589,7 @@ class SearchIndex:
     def _toolkits(self) -> Toolkits:
         """The tools' toolkits (``_together.toolkits``), found on first need."""
         if self._kits is None:
-            self._kits = toolkits(self._tools)
+            self._kits = toolkits([p.kit for p in self._profiles])
         return self._kits
 
     def _needs(self, i: int) -> list[tuple[str, ...]]:

@@ -19,6 +19,7 @@ special.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -36,6 +37,7 @@ __all__ = [
     "id_given",
     "needed_entities",
     "required_parameters",
+    "toolkit_key",
     "toolkit_mates",
     "toolkits",
 ]
@@ -64,16 +66,14 @@ class Toolkits(NamedTuple):
     members: dict[str, list[int]]
 
 
-def toolkits(tools: Sequence[Tool]) -> Toolkits:
-    """The toolkits of ``tools``, each having 2 to `TOOLKIT_MAX` tools."""
-    keys = []
-    for tool in tools:
-        display = tool.metadata.display_name
-        keys.append((_prefix(display) if display else None) or _prefix(tool.name))
-    sizes: dict[str, int] = {}
-    for key in keys:
-        if key is not None:
-            sizes[key] = sizes.get(key, 0) + 1
+def toolkit_key(name: str, display_name: str | None) -> str | None:
+    """The toolkit prefix of a tool's display name or else its name (``None``: none)."""
+    return (_prefix(display_name) if display_name else None) or _prefix(name)
+
+
+def toolkits(keys: Sequence[str | None]) -> Toolkits:
+    r"""The toolkits of tools with these `toolkit_key`\ s, each having 2 to `TOOLKIT_MAX` tools."""
+    sizes = Counter(keys)
     kept = [key if key is not None and 1 < sizes[key] <= TOOLKIT_MAX else None for key in keys]
     members: dict[str, list[int]] = {}
     for i, key in enumerate(kept):

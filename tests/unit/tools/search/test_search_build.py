@@ -27,6 +27,7 @@ from forge.tools.importers.normalize import normalize_schema
 from forge.tools.model.tool import Tool
 from forge.tools.search import _embedding, _tokens
 from forge.tools.search._corpus import Corpus, Parts
+from forge.tools.search._together import toolkit_key
 from tests.conftest import corpus
 
 
@@ -140,6 +141,7 @@ class _Oracle:
                     t for p in search._parameter_names(tool) for t in cls.tokenize(p)
                 ),
                 terms=frozenset(document),
+                kit=toolkit_key(tool.name, meta.display_name),
             )
             out.append(Parts(document or ["_"], whole or ["_"], vector, profile))
         return out

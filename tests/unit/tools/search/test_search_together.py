@@ -13,6 +13,7 @@ from forge.tools.search._together import (
     TOOLKIT_MAX,
     id_given,
     needed_entities,
+    toolkit_key,
     toolkit_mates,
     toolkits,
 )
@@ -71,7 +72,7 @@ def test_toolkits_are_name_prefixes_of_a_few_tools() -> None:
         record("a_b", "x", display_name="Quotes API / Random quote"),
         record("c_d", "x", display_name="Quotes API / Authors"), *many,
     ]]  # fmt: skip
-    kits = toolkits(tools)
+    kits = toolkits([toolkit_key(t.name, t.metadata.display_name) for t in tools])
     assert kits.keys[:6] == ["mail", "mail", None, None, "quotes api", "quotes api"]
     assert set(kits.keys[6:]) == {None}
     assert kits.members == {"mail": [0, 1], "quotes api": [4, 5]}
