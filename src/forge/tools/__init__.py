@@ -18,20 +18,18 @@ from forge.core.errors import (
     ToolNotFoundError,
     ToolValidationError,
 )
-from forge.tools.base import BaseTool
 from forge.tools.model.options import Placement, ToolOptions
 from forge.tools.model.tool import Tool, tool
 from forge.tools.registry import RegistryEvent, ToolRegistry, ToolView, default_registry
-from forge.tools.values.calls import ToolCall
 from forge.tools.values.categories import ToolCategory
 from forge.tools.values.context import ExecutionContext
 from forge.tools.values.metadata import ToolAnnotations, ToolExample, ToolMetadata
-from forge.tools.values.params import ToolParameter
 from forge.tools.values.resources import ToolResources
 from forge.tools.values.results import ErrorKind, ToolResult
 
 if TYPE_CHECKING:
     from forge.core.redaction import Redaction
+    from forge.tools.base import BaseTool
     from forge.tools.config import HandlerRegistry, LoadReport, load_tools
     from forge.tools.config.openapi import import_openapi
     from forge.tools.deferral import Defer, DeferredSession
@@ -48,6 +46,7 @@ if TYPE_CHECKING:
     from forge.tools.replies import format_results
     from forge.tools.streaming import ToolCallAccumulator
     from forge.tools.turns import AssistantTurn, Turn, TurnBuilder, TurnStream, read_turn
+    from forge.tools.values.calls import ToolCall
     from forge.tools.values.channel import (
         Elicitation,
         ElicitRequest,
@@ -58,10 +57,14 @@ if TYPE_CHECKING:
     )
     from forge.tools.values.content import Audio, Content, File, Image, ResourceLink, Text
     from forge.tools.values.output_limit import OutputLimit
+    from forge.tools.values.params import ToolParameter
 
 # Execution loads asyncio and friends, and most programs never parse tool calls or
 # format results: these names are imported on first use.
 _LAZY = {
+    "BaseTool": "forge.tools.base",
+    "ToolParameter": "forge.tools.values.params",
+    "ToolCall": "forge.tools.values.calls",
     "Audio": "forge.tools.values.content",
     "Backend": "forge.tools.execution.backend",
     "ElicitRequest": "forge.tools.values.channel",
