@@ -293,6 +293,41 @@ def acebench_zh(root: Path) -> tuple[list[Tool], list[Question]]:
     return list(pool.values()), questions
 
 
+#: HammerBench's Chinese dialogue files that hold the whole data at the commit used; each
+#: turns one of the same requests (``id``: its index in the base file) into a dialogue.
+_HAMMERBENCH_FILES = ("sQmA", "mQsA", "mQmA", "SO_case2", "External")
+
+
+def hammerbench_zh(root: Path) -> tuple[list[Tool], list[Question]]:
+    """HammerBench, Chinese part: mobile-app functions; a request is a dialogue's first turn.
+
+    The later turns answer the assistant's questions about missing arguments, so the first
+    user turn is the request itself; the dialogue files share their requests, so each request
+    is kept once, from the first file that has it.
+    """
+    data = root / "data" / "zh" / "multi-turn"
+    pool: dict[str, Tool] = {}
+    questions: dict[int, Question] = {}
+    for variant in _HAMMERBENCH_FILES:
+        path = data / f"HammerBench_{variant}.json"
+        for item in json.loads(path.read_text(encoding="utf-8")):
+            for function in [*item["multiple_tools"], *item["single_tool"]]:
+                text = " ".join(str(function.get("description") or "").split())
+                schema = json_types(function.get("parameters") or object_schema({}))
+                pool.setdefault(
+                    function["name"],
+                    {"name": function["name"], "description": text, "parameters": schema},
+                )
+            said = [m["content"] for m in item["messages"] if m["role"] == "user"]
+            if said and item["id"] not in questions:
+                questions[item["id"]] = {
+                    "id": f"base-{item['id']}",
+                    "query": " ".join(str(said[0]).split()),
+                    "tools": unique(function["name"] for function in item["single_tool"]),
+                }
+    return list(pool.values()), list(questions.values())
+
+
 def toolbench(root: Path) -> tuple[list[Tool], list[Question]]:
     """ToolBench's solvable test queries (StableToolBench): RapidAPI marketplace endpoints."""
     tools: dict[str, Tool] = {}
@@ -327,6 +362,7 @@ SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]]
     "restbench": (restbench, "LICENSE"),
     "acebench-zh": (acebench_zh, "LICENSE.md"),
     "toolbench": (toolbench, "LICENSE"),
+    "hammerbench-zh": (hammerbench_zh, "LICENSE"),
 }
 
 
