@@ -18,6 +18,9 @@ options a deployment would set:
   development tasks' annotations (each annotated name counts one call of the first catalogue
   tool of that name); on a development task, the other 20 development tasks only
   (leave-one-out), so no task's own labels pin its tools.
+* ``co_use=..., partners=p, min_co_use=m``: tools used together before. The same past traffic
+  feeds a `CoUse` (each task's annotated tools are one past turn, the same leave-one-out), and
+  each query also reveals up to p tools used at least m times with each of its matches.
 
 **Tokens.** A turn that sends every tool pays for all 527 definitions
 (``registry.to_provider(provider)``); a deferred turn sends ``session.tools()`` (the search tool,
@@ -49,15 +52,20 @@ all active after the last call.
 **Choices.** k, s, t, n and the kind of search are chosen on the development tasks alone
 (categories ``travel`` and ``shopping``), in OpenAI Chat format: the highest share revealed
 within two calls, then within one, then the cheapest (smaller k, fewer pins, fewer siblings).
-The other four categories are the measured ones and are never used for a choice.
+The other four categories are the measured ones and are never used for a choice. The
+co-use setting (p, m) is chosen on the development tasks by the same rule (cheaper: fewer
+partners, then a higher m) in the session where it is the only signal besides the search
+(no toolkits, no pins: with 16 pins of the same traffic every setting ties), then added to
+the chosen setup and to that session on the measured tasks.
 
 Usage: ``python bench/bench_deferred.py`` (about 30 s; prints Markdown tables);
-``--k 10 --siblings 0 --pins 0 --second residual`` skips the choice.
+``--k 10 --siblings 0 --pins 0 --second residual --partners 0`` skips the choice.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import re
 import statistics
@@ -88,6 +96,9 @@ K_GRID = (3, 5, 10)
 TOOLKIT_GRID = ((0, 1), (5, 1), (10, 2), (35, 3))
 #: Most-used tools pinned, tried.
 PIN_GRID = (0, 4, 8, 16)
+#: (partners, min_co_use) tried: 1, 2 or 4 partners of each match used with it at least
+#: twice or once.
+CO_USE_GRID = tuple(itertools.product((1, 2, 4), (2, 1)))
 #: The ways of searching; ``steps`` is the reference row, never chosen.
 SECOND = ("residual", "clauses", "plan")
 #: The budget of each turn: this share of the all-tools tokens of its format.
@@ -135,15 +146,23 @@ class Setup:
     siblings: int = 0
     toolkits: int = 1
     pins: int = 0
+    partners: int = 0
+    min_co_use: int = 1
 
     @property
     def label(self) -> str:
         kit = f"{self.siblings} of {self.toolkits}" if self.siblings else "-"
-        return f"k={self.k}, siblings {kit}, {self.pins} pinned"
+        together = f", partners {self.partners} (>= {self.min_co_use})" if self.partners else ""
+        return f"k={self.k}, siblings {kit}, {self.pins} pinned{together}"
 
-    def cost(self) -> tuple[int, int, int]:
-        """Cheaper first on a tie: fewer tools per query, pins, siblings."""
-        return self.k, self.pins, self.siblings * self.toolkits
+    def cost(self) -> tuple[int, int, int, int, int]:
+        """Cheaper first on a tie: fewer tools per query, pins, siblings, partners, and a
+        higher minimum count."""
+        return (self.k, self.pins, self.siblings * self.toolkits, self.partners,
+                -self.min_co_use)  # fmt: skip
+
+    def but(self, **changes: Any) -> Setup:
+        return dataclasses.replace(self, **changes)
 
 
 class CachedSource:
@@ -226,13 +245,25 @@ class Bench:
         """Past traffic: one call of each annotated tool (its first catalogue tool) per task."""
         return dict(Counter(self.first_of[name] for q in tasks for name in sorted(q.needed)))
 
-    def session(self, setup: Setup, provider: str, usage: dict[str, int]) -> Any:
+    def co_use(self, tasks: Sequence[Question]) -> Any:
+        """Past traffic's tools used together: each task's annotated tools are one turn."""
+        from forge.tools.deferral import CoUse
+
+        store = CoUse()
+        for q in tasks:
+            store.record([self.first_of[name] for name in sorted(q.needed)])
+        return store
+
+    def session(self, setup: Setup, provider: str, past: Sequence[Question]) -> Any:
+        """The product's session, its usage and co-use learned from the ``past`` tasks."""
         from forge.tools.deferral import DeferredSession
 
         return DeferredSession.of(
             self.source, provider, search_limit=setup.k, max_active=len(self.registry),
             max_tokens=self.budget(provider), groups="__", siblings=setup.siblings,
-            toolkits=setup.toolkits, usage=usage, pin_used=setup.pins,
+            toolkits=setup.toolkits, usage=self.usage(past), pin_used=setup.pins,
+            co_use=self.co_use(past) if setup.partners else None, partners=setup.partners,
+            min_co_use=setup.min_co_use,
         )  # fmt: skip
 
     def needed(self, question: Question, names: set[str]) -> tuple[bool, int]:
@@ -273,9 +304,9 @@ def calls_of(setup: Setup, question: Question) -> list[Callable[[Sequence[Any]],
 
 
 def run_task(bench: Bench, setup: Setup, provider: str, question: Question,
-             usage: dict[str, int]) -> Task:  # fmt: skip
+             past: Sequence[Question]) -> Task:  # fmt: skip
     """Search one task in a fresh session; count its turns."""
-    session = bench.session(setup, provider, usage)
+    session = bench.session(setup, provider, past)
     seen = set(session.active())
     turns, hits, queries = [], [], 0
     revealed: list[Any] = []
@@ -319,14 +350,13 @@ def run(bench: Bench, setup: Setup, provider: str, tasks: Sequence[Question],
         *, traffic: Sequence[Question] | None = None) -> Outcome:  # fmt: skip
     """Every task in a session of its own.
 
-    The usage is ``traffic``'s annotations (by default the development tasks'), without the
-    task's own (leave-one-out) when it is one of them.
+    The usage and co-use are ``traffic``'s annotations (by default the development tasks'),
+    without the task's own (leave-one-out) when it is one of them.
     """
     traffic = bench.catalogue.part(DEVELOPMENT) if traffic is None else traffic
     out = []
     for q in tasks:
-        usage = bench.usage([d for d in traffic if d is not q])
-        out.append(run_task(bench, setup, provider, q, usage))
+        out.append(run_task(bench, setup, provider, q, [d for d in traffic if d is not q]))
     return Outcome(setup, provider, out)
 
 
@@ -401,6 +431,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--pins", type=int, default=0, help="with --k: most-used tools pinned")
     parser.add_argument("--second", choices=SECOND, default="residual",
                         help="with --k: the way of searching")  # fmt: skip
+    parser.add_argument("--partners", type=int, help="skip the co-use choice: partners per match")
+    parser.add_argument("--min-co-use", type=int, default=1, help="with --partners: least count")
     return parser.parse_args(argv)
 
 
@@ -432,7 +464,21 @@ def main(argv: Sequence[str] | None = None) -> None:
                 for o in ranked[:12]]  # fmt: skip
     out(render_table(["searches", "session", "within 1", "within 2", "largest turn / all"],
                      dev_rows))  # fmt: skip
+    plain = Setup(chosen.setup.second, chosen.setup.k)
+    grid_co_use = CO_USE_GRID if options.partners is None else [(options.partners,
+                                                                 options.min_co_use)]  # fmt: skip
+    together, tried_co_use = choose(bench, [plain.but(partners=p, min_co_use=m)
+                                            for p, m in grid_co_use])  # fmt: skip
+    tried_co_use.insert(0, run(bench, plain, CHOICE_FORMAT, development))
+    out("\n#### Development tasks: tools used together, no toolkits, no pins (the choice is "
+        "marked)\n")  # fmt: skip
+    co_rows = [[o.setup.label + (" (chosen)" if o is together else ""), _pct(o.share("one")),
+                _pct(o.share("two")), _pct(o.found), _pct(o.largest(bench))]
+               for o in tried_co_use]  # fmt: skip
+    out(render_table(["session", "within 1", "within 2", "needed tools found (2)",
+                      "largest turn / all"], co_rows))  # fmt: skip
     setup = chosen.setup
+    co_setup = setup.but(partners=together.setup.partners, min_co_use=together.setup.min_co_use)
 
     def everywhere(s: Setup, traffic: Sequence[Question] | None = None) -> dict[str, Outcome]:
         return {p: run(bench, s, p, measured, traffic=traffic) for p in PROVIDERS}
@@ -447,12 +493,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows += [("same session", everywhere(Setup(s, setup.k, setup.siblings, setup.toolkits,
                                                setup.pins)))
              for s in (*SECOND, "steps") if s != setup.second]  # fmt: skip
-    rows.append(("no toolkits, no pins", everywhere(Setup(setup.second, setup.k))))
-    if setup.pins:
-        own = Setup(setup.second, setup.k, setup.siblings, setup.toolkits, setup.pins)
-        steps = Setup("steps", setup.k, setup.siblings, setup.toolkits, setup.pins)
-        rows.append(("reference: own traffic", everywhere(own, measured)))
-        rows.append(("reference: own traffic", everywhere(steps, measured)))
+    rows.append(("chosen + used together", everywhere(co_setup)))
+    rows.append(("no toolkits, no pins", everywhere(plain)))
+    rows.append(("no toolkits, no pins + used together", everywhere(together.setup)))
+    for reference in (setup, setup.but(second="steps"), co_setup, together.setup):
+        rows.append(("reference: own traffic", everywhere(reference, measured)))
     out(f"\n#### Measured tasks ({len(measured)}): needed tools revealed (worst format)\n")
     header = ["row", "searches (call 1; call 2)", "session", "queries", "within 1 call",
               "within 2", "active at the end", "needed tools found (2)", "tools active",

@@ -451,6 +451,12 @@ def serve(
         int | None,
         typer.Option(min=0, help="With --search-only: pin the N tools called most so far."),
     ] = None,
+    partners: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="With --search-only: tools used with a found tool before a search adds."
+        ),
+    ] = None,
     separator: Annotated[
         str | None, typer.Option(help="With --servers: between server and tool names ('__').")
     ] = None,
@@ -476,7 +482,8 @@ def serve(
             servers, transport, host, port, allowed_host or (),
             search_only=search_only, separator=separator,
             search=_search_options(search_limit, max_active, pin, max_tokens=max_tokens,
-                                   siblings=siblings, pin_used=pin_used),
+                                   siblings=siblings, pin_used=pin_used,
+                                   partners=partners),
         )  # fmt: skip
         return
     try:

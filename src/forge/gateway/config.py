@@ -14,7 +14,8 @@ be given (naming the header or variable, never the value). Keys other tools add 
 
 Gateway options sit under ``"forge"``, at the top (``separator``, ``search_only``,
 ``search``: ``{"limit": n, "max_active": n, "max_tokens": n, "pin": [names], "pin_used": n,
-"siblings": n, "toolkits": n}`` for each search-only session,
+"siblings": n, "toolkits": n, "partners": n, "min_co_use": n}`` for each search-only
+session,
 ``timeout``, ``connect_timeout``, ``probe_interval``, ``reconnect``: ``{"first": s,
 "cap": s}``) or in an entry (``prefix``, ``timeout``,
 ``connect_timeout``, ``allow``, ``deny`` and ``tools``: per-tool ``{"timeout": s}``).
@@ -70,8 +71,9 @@ _TOP_OPTIONS = frozenset(
 #: The ``search`` options of the file (and the CLI) and the `DeferredSession` argument of each.
 SEARCH_OPTIONS = {"limit": "search_limit", "max_active": "max_active", "pin": "pinned",
                   "max_tokens": "max_tokens", "pin_used": "pin_used", "siblings": "siblings",
-                  "toolkits": "toolkits"}  # fmt: skip
-_MAY_BE_ZERO = frozenset({"pin_used", "siblings"})
+                  "toolkits": "toolkits", "partners": "partners",
+                  "min_co_use": "min_co_use"}  # fmt: skip
+_MAY_BE_ZERO = frozenset({"pin_used", "siblings", "partners"})
 
 
 class ServersFileError(ForgeError, ValueError):

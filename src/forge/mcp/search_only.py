@@ -19,6 +19,10 @@ client ever sends ``notifications/initialized``. Requests of the stateless
 its changes are announced on every ``subscriptions/listen`` stream. A call of a
 name no tool has is answered naming only the tools the session can see.
 
+The sessions share one `CoUse` (``server.co_use``): each counts which tools its client
+runs together, and a search in any session also reveals, with a tool it finds, the tools
+used with it at least twice before (``partners``, ``min_co_use``; ``co_use=None``: never).
+
 A registry tool named like the search tool is not served (with a warning).
 The server's executor runs the calls of active tools; it is no session's (the web
 catalog runs tools with it directly): only ``tools/call`` goes through the caller's session.
@@ -50,6 +54,7 @@ from forge.tools import (
     ToolResult,
     ToolView,
 )
+from forge.tools.deferral import CoUse
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -101,8 +106,9 @@ class SearchOnlyServer(MCPToolServer):
         name: The server name reported to clients.
         options: Passed to each session's `DeferredSession` (``pinned``, ``max_active``,
             ``search_limit``, ``search_name``, ...; ``inactive`` is ``"refuse"`` unless
-            given). Pinned names of tools not in the registry when a session starts, or
-            past ``max_tokens`` with those before them, are left out of that session.
+            given; ``co_use`` is a new `CoUse` the sessions share unless given). Pinned
+            names of tools not in the registry when a session starts, or past
+            ``max_tokens`` with those before them, are left out of that session.
 
     Raises:
         ValueError: An option is invalid (see `DeferredSession`).
@@ -121,7 +127,9 @@ class SearchOnlyServer(MCPToolServer):
             _warn_shadowed(search_name)
         super().__init__(registry.filtered(lambda t: t.name != search_name), executor=executor,
                          name=name)  # fmt: skip
-        self._options = {"inactive": "refuse", **options}
+        self._options = {"inactive": "refuse", "co_use": CoUse(), **options}
+        self.co_use: CoUse | None = self._options["co_use"]
+        """The tools used together, shared by the sessions (``None``: not counted)."""
         self._pinned = tuple(self._options.pop("pinned", ()))
         self._lock = threading.Lock()
         self._seats: weakref.WeakKeyDictionary[Any, _Seat] = weakref.WeakKeyDictionary()

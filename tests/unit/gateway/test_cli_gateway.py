@@ -86,8 +86,9 @@ def test_zero_siblings_and_pin_used_on_the_command_line_are_kept() -> None:
     """``--siblings 0`` / ``--pin-used 0`` override the file's values (0 was dropped as unset)."""
     from forge._cli.app import _search_options
 
-    given = _search_options(None, None, None, max_tokens=None, siblings=0, pin_used=0)
-    assert given == {"siblings": 0, "pin_used": 0}
+    given = _search_options(None, None, None, max_tokens=None, siblings=0, pin_used=0,
+                            partners=0)  # fmt: skip
+    assert given == {"siblings": 0, "pin_used": 0, "partners": 0}
     assert _search_options(3, None, ["a__x"], siblings=None) == {
         "search_limit": 3, "pinned": ("a__x",)
     }  # fmt: skip

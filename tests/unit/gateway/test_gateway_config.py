@@ -228,6 +228,7 @@ def test_a_url_is_shown_without_its_userinfo_and_query_values() -> None:
         ({"mcpServers": {}, "forge": {"search": {"pin": 3}}}, "search'.pin must be a list"),
         ({"mcpServers": {}, "forge": {"search": {"top": 3}}}, "unknown option 'top'"),
         ({"mcpServers": {}, "forge": {"search": {"siblings": -1}}}, "siblings must be a whole"),
+        ({"mcpServers": {}, "forge": {"search": {"min_co_use": 0}}}, "min_co_use must be a "),
         ({"mcpServers": {}, "forge": {"search": []}}, "'forge.search' must be an object"),
     ],
 )
@@ -271,6 +272,13 @@ def test_search_options_become_the_sessions_arguments() -> None:
         {},
     )  # fmt: skip
     assert config.search == {"search_limit": 3, "max_active": 9, "pinned": ("a__b",)}
-    more = {"max_tokens": 2000, "pin_used": 2, "siblings": 0, "toolkits": 2}
+    more = {
+        "max_tokens": 2000,
+        "pin_used": 2,
+        "siblings": 0,
+        "toolkits": 2,
+        "partners": 0,
+        "min_co_use": 3,
+    }
     config = parse_servers({"mcpServers": {}, "forge": {"search": more}}, {})
     assert config.search == more

@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from forge.mcp import SearchOnlyServer
-from forge.tools import ToolRegistry, tool
+from forge.tools import ToolCall, ToolRegistry, tool
 
 
 @tool
@@ -308,3 +308,36 @@ def test_pins_past_max_tokens_at_the_start_are_refused() -> None:
     budget = registry.deferred("mcp").estimated_tokens() + 20
     with pytest.raises(ValueError, match="less than the pinned tools"):
         SearchOnlyServer(registry, pinned=["get_weather"], max_tokens=budget)
+
+
+def test_tools_one_client_uses_together_are_revealed_to_another(server: SearchOnlyServer) -> None:
+    """The sessions share one CoUse: A's calls, one request each, make B's search for the
+    weather also reveal the currency converter."""
+
+    async def body() -> None:
+        async with sessions(server, 2) as (a, b):
+            assert await b.search("weather forecast") == ["get_weather"]
+            await a.search("weather forecast")
+            await a.search("convert currency")
+            for _ in range(2):
+                await a.client.call_tool("get_weather", {"city": "Oslo"})
+                await a.client.call_tool("convert_currency", {"amount": 1, "to": "EUR"})
+            assert server.co_use is not None
+            assert server.co_use.count("get_weather", "convert_currency") >= 2
+            assert await b.search("weather forecast") == ["get_weather", "convert_currency"]
+
+    asyncio.run(body())
+
+
+def test_co_use_none_turns_the_shared_store_off() -> None:
+    """co_use=None: nothing is counted, a search reveals its matches only."""
+    server = _server(co_use=None)
+    assert server.co_use is None
+    session = server.session()
+    for _ in range(2):
+        session.reveal(["get_weather", "convert_currency"])
+        weather = ToolCall.create("get_weather", {"city": "Oslo"})
+        session.execute_all(
+            [weather, ToolCall.create("convert_currency", {"amount": 1, "to": "EUR"})]
+        )
+    assert [t.name for t in session.search("weather forecast")] == ["get_weather"]

@@ -12,13 +12,15 @@ Two ways to keep most tool definitions out of every request:
   calls and reveals what each search found (`DeferredSession`). ``max_tokens=`` bounds
   what each turn sends (`estimate_tokens`), ``groups="__", siblings=5`` reveals a found
   tool's toolkit (a gateway's server) with it, ``pin_used=4`` pins the tools a deployment
-  calls most (``usage=`` its executor's metrics), and one search call can carry
-  ``queries=[...]``, one per step of a plan.
+  calls most (``usage=`` its executor's metrics), ``co_use=CoUse()`` (shared by a
+  process's sessions) reveals with a found tool those used with it before, and one search
+  call can carry ``queries=[...]``, one per step of a plan.
 """
 
 from __future__ import annotations
 
 from forge.tools.deferral._budget import estimate_tokens
+from forge.tools.deferral._couse import CoUse, CoUseTrail
 from forge.tools.deferral._export import deferred_export
 from forge.tools.deferral._select import Defer, DeferSpec, coerce, resolve
 from forge.tools.deferral._toolkits import GroupSpec
@@ -28,11 +30,13 @@ from forge.tools.deferral.options import (
     Inactive,
     SearchTool,
     SessionKeywords,
+    Together,
     Toolkits,
     UsagePins,
 )
 from forge.tools.deferral.session import DeferredSession
 
-__all__ = ["ActiveSet", "Defer", "DeferSpec", "DeferredSession", "GroupSpec", "Inactive",
-           "SearchTool", "SessionKeywords", "Toolkits", "Usage", "UsagePins", "coerce",
-           "deferred_export", "estimate_tokens", "most_used", "resolve"]  # fmt: skip
+__all__ = ["ActiveSet", "CoUse", "CoUseTrail", "Defer", "DeferSpec", "DeferredSession",
+           "GroupSpec", "Inactive", "SearchTool", "SessionKeywords", "Together", "Toolkits",
+           "Usage", "UsagePins", "coerce", "deferred_export", "estimate_tokens", "most_used",
+           "resolve"]  # fmt: skip

@@ -1,4 +1,4 @@
-"""A deferred session's options, in four groups checked when they are made.
+"""A deferred session's options, in five groups checked when they are made.
 
 `DeferredSession` takes these value objects; ``registry.deferred(provider, **keywords)``
 (and `DeferredSession.of`) build them from the flat keywords of `SessionKeywords`,
@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 if TYPE_CHECKING:
+    from forge.tools.deferral._couse import CoUse, CoUseTrail
     from forge.tools.deferral._toolkits import GroupSpec
     from forge.tools.deferral._usage import Usage
     from forge.tools.execution.executor import ToolExecutor
     from forge.tools.values.context import ExecutionContext
 
-__all__ = ["ActiveSet", "Inactive", "SearchTool", "SessionKeywords", "Toolkits", "UsagePins"]
+__all__ = ["ActiveSet", "Inactive", "SearchTool", "SessionKeywords", "Together", "Toolkits",
+           "UsagePins"]  # fmt: skip
 
 #: What a call to an existing tool that is not active does: run it (and reveal it), or
 #: answer that the model must search first.
@@ -101,6 +103,40 @@ class UsagePins:
         _at_least(0, pin_used=self.pin_used)
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Together:
+    """Tools used together before (a `CoUse`): a search also reveals a found tool's partners.
+
+    Off without a store: there is nothing to learn from, and a store made behind the
+    caller's back would mix unrelated registries. With one, a partner must have been used
+    with the tool ``min_co_use`` times (once may be chance: two unrelated calls a few calls
+    apart), so a new store reveals nothing until a pair repeats.
+    """
+
+    co_use: CoUse | None = field(default=None, compare=False)
+    """The pair counts this session feeds with the calls it runs and reads when it searches
+    (share one between the sessions of a process)."""
+    partners: int = 2
+    """How many partners of each of a search's best matches it also reveals."""
+    min_co_use: int = 2
+    """How many times a partner must have been used with the tool."""
+
+    def __post_init__(self) -> None:
+        from forge.tools.deferral._couse import CoUse
+
+        if self.co_use is not None and not isinstance(self.co_use, CoUse):
+            raise TypeError(
+                f"co_use= takes a CoUse (shared by the sessions that learn from each other) "
+                f"or None, got {type(self.co_use).__name__}"
+            )
+        _at_least(0, partners=self.partners)
+        _at_least(1, min_co_use=self.min_co_use)
+
+    def trail(self) -> CoUseTrail | None:
+        """A new session's record of its recent calls into ``co_use`` (``None``: no store)."""
+        return self.co_use.trail() if self.co_use is not None else None
+
+
 class SessionKeywords(TypedDict, total=False):
     """The keywords of ``registry.deferred(provider, ...)`` and `DeferredSession.of`."""
 
@@ -115,6 +151,9 @@ class SessionKeywords(TypedDict, total=False):
     toolkits: int
     usage: Usage | None
     pin_used: int
+    co_use: CoUse | None
+    partners: int
+    min_co_use: int
     executor: ToolExecutor | None
     context: ExecutionContext | None
     strict: bool
@@ -128,6 +167,7 @@ GROUPS: dict[str, tuple[type[Any], tuple[str, ...]]] = {
     "search": (SearchTool, ("search_name", "search_limit")),
     "toolkits": (Toolkits, ("groups", "siblings", "toolkits")),
     "pins": (UsagePins, ("usage", "pin_used")),
+    "together": (Together, ("co_use", "partners", "min_co_use")),
 }
 
 

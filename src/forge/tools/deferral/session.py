@@ -19,7 +19,10 @@ The active set is the pinned tools plus at most ``max_active`` revealed tools, w
 least recently used revealed tool leaves (it can be found again). With ``groups`` (a
 gateway's ``<server>__`` prefix, a mapping or a function) a search also reveals up to
 ``siblings`` more tools of its best matches' toolkits; ``pin_used`` pins the tools a
-deployment calls most (``usage``: its executor's metrics or a mapping of counts). A call to a tool
+deployment calls most (``usage``: its executor's metrics or a mapping of counts); with
+``co_use`` (a `CoUse` shared by a process's sessions) the session counts which tools it runs
+together and a search also reveals up to ``partners`` tools used with each best match
+before (at least ``min_co_use`` times). A call to a tool
 that exists but is not active (the model knew its name from an earlier turn) is run and
 reveals the tool with ``inactive="run"`` (the default: the engine's permissions, when an
 executor is given, still decide), or answered with a failed result telling the model to
@@ -40,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Unpack
 from forge.core.errors import ToolNotFoundError, ToolValidationError, UnsupportedProviderError
 from forge.core.logging import get_logger
 from forge.tools.deferral._budget import tool_tokens
+from forge.tools.deferral._couse import partners_of
 from forge.tools.deferral._search_tool import make_search_tool, queries_of, short_description
 from forge.tools.deferral._toolkits import Grouping, toolkit_siblings
 from forge.tools.deferral._usage import most_used
@@ -47,6 +51,7 @@ from forge.tools.deferral.options import (
     ActiveSet,
     SearchTool,
     SessionKeywords,
+    Together,
     Toolkits,
     UsagePins,
     grouped,
@@ -72,7 +77,9 @@ SIBLING_POOL = 64
 
 
 _ACTIVE, _SEARCH, _TOOLKITS, _PINS = ActiveSet(), SearchTool(), Toolkits(), UsagePins()
-_DEFAULTS = {"active": _ACTIVE, "search": _SEARCH, "toolkits": _TOOLKITS, "pins": _PINS}
+_TOGETHER = Together()
+_DEFAULTS = {"active": _ACTIVE, "search": _SEARCH, "toolkits": _TOOLKITS, "pins": _PINS,
+             "together": _TOGETHER}  # fmt: skip
 
 
 class _Source(ToolSource, Protocol):
@@ -106,6 +113,10 @@ class DeferredSession:
         pins: ``pin_used`` and ``usage`` (a `UsagePins`): pin the (at most) ``pin_used``
             tools ``usage`` counts most calls of (by default the executor's metrics; tools
             no longer in ``source``, or past ``max_tokens``, are passed over).
+        together: ``co_use``, ``partners`` and ``min_co_use`` (a `Together`): the session
+            records the calls it runs in ``co_use`` and each search also reveals up to
+            ``partners`` tools used with each of its best matches at least ``min_co_use``
+            times (every match's best partner first).
         executor: The `ToolExecutor` over ``source`` that runs the calls (its permissions,
             hooks, timeouts and metrics); by default one that runs them as the registry's
             own run methods do (no context unless given; from sync code, one after another).
@@ -131,7 +142,7 @@ class DeferredSession:
             over) and the search tool alone are over ``max_tokens``, ``pin_used`` has no
             ``usage`` to read, or ``native`` is given with ``max_tokens``.
         NoNativeSearchError: ``native`` for a provider without native deferred loading.
-        TypeError: ``groups`` or ``usage`` is none of the accepted kinds, or an option
+        TypeError: ``groups``, ``usage`` or ``co_use`` is none of the accepted kinds, or an option
             group is not its value object.
     """
 
@@ -144,13 +155,15 @@ class DeferredSession:
         search: SearchTool = _SEARCH,
         toolkits: Toolkits = _TOOLKITS,
         pins: UsagePins = _PINS,
+        together: Together = _TOGETHER,
         executor: ToolExecutor | None = None,
         context: ExecutionContext | None = None,
         strict: bool = False,
         on_change: Callable[[list[str]], None] | None = None,
         native: bool = False,
     ) -> None:
-        groups = {"active": active, "search": search, "toolkits": toolkits, "pins": pins}
+        groups = {"active": active, "search": search, "toolkits": toolkits, "pins": pins,
+                  "together": together}  # fmt: skip
         for label, value in groups.items():
             kind = type(_DEFAULTS[label])
             if not isinstance(value, kind):
@@ -189,6 +202,7 @@ class DeferredSession:
         self._grouping = Grouping(toolkits.groups) if toolkits.groups is not None else None
         self._siblings = toolkits.siblings
         self._toolkits = toolkits.toolkits
+        self._together, self._trail = together, together.trail()
         self._members: tuple[int, dict[str, list[str]]] | None = None
         self._sizes: tuple[int, dict[str, int]] = (-1, {})  # (version, tokens by name)
         self._limit = search.search_limit
@@ -394,7 +408,8 @@ class DeferredSession:
         """The tools a search for ``query`` (or for each of several queries) reveals.
 
         Each query reveals its (at most) ``search_limit`` best matches and, with
-        ``groups`` and ``siblings``, their toolkits' siblings. Returned best first (every
+        ``groups`` and ``siblings``, their toolkits' siblings, and with ``co_use`` the tools
+        used with them before. Returned best first (every
         query's best, then every query's second, ...), each once, only those still active
         after the limits (the last ones leave first when a search reveals too many).
         """
@@ -412,7 +427,7 @@ class DeferredSession:
         return [t for t in map(self._source.get, kept) if t is not None]
 
     def _ranked(self, query: str) -> list[str]:
-        """The names one query reveals, best first: its hits, then their siblings."""
+        """The names one query reveals, best first: its hits, their siblings, their partners."""
         grouped = self._grouping is not None and self._siblings > 0
         wanted = self._limit + len(self._pinned)
         ranked = self._source.search(query, limit=wanted + (SIBLING_POOL if grouped else 0))
@@ -422,6 +437,11 @@ class DeferredSession:
             names += toolkit_siblings(hits, ranked, self._grouping, self._toolkit_members(),
                                       toolkits=self._toolkits, siblings=self._siblings,
                                       skip={*names, *self._pinned})  # fmt: skip
+        store, together = self._together.co_use, self._together
+        if store is not None and together.partners:
+            names += partners_of([t.name for t in hits], store, partners=together.partners,
+                                 least=together.min_co_use, skip={*names, *self._pinned},
+                                 known=lambda name: self._source.get(name) is not None)  # fmt: skip
         return names
 
     def _toolkit_members(self) -> dict[str, list[str]]:
@@ -583,6 +603,8 @@ class DeferredSession:
                 used.append(call.name)
         if used:
             self._use(used)
+            if self._trail is not None:
+                self._trail.ran(used)
         return [r for r in out if r is not None]
 
     def _hides(self, result: ToolResult) -> bool:

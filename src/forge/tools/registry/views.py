@@ -179,7 +179,9 @@ class ToolAPI(ToolReads, RunMethods):
         search tool called ``search_name`` backed by `search`; ``session.run_turn(response)``
         runs the calls and reveals what each search found; ``max_tokens`` bounds what
         ``tools()`` sends, ``groups`` and ``siblings`` reveal a found tool's toolkit,
-        ``pin_used`` pins the most-called tools of ``usage``; ``native=True`` (Anthropic,
+        ``pin_used`` pins the most-called tools of ``usage``, ``co_use`` (a `CoUse` shared by
+        a process's sessions) reveals with a found tool those used with it before;
+        ``native=True`` (Anthropic,
         OpenAI Responses) sends every other tool ``defer_loading`` with a client tool
         search that this session answers. The keywords are `SessionKeywords`; see
         `forge.tools.deferral.DeferredSession` for each.
