@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from forge._cli import startup
 from forge._cli.exits import (
     EXIT_NOT_FOUND,
     EXIT_OK,
@@ -51,6 +52,16 @@ _BUNDLED_OVER_STDIO = (["serve"], ["serve", "--transport", "stdio"], ["serve", "
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] != ["serve"]:
+        return _run(args)
+    startup.pause()
+    try:
+        return _serve(args)
+    finally:
+        startup.resume()
+
+
+def _serve(args: list[str]) -> int:
     if args in _BUNDLED_OVER_STDIO:
         try:
             code = _serve_bundled_over_stdio()
@@ -60,23 +71,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return render.error("interrupted", 130)
         if code is not None:
             return code
+    return _run(args)
+
+
+def _run(args: list[str]) -> int:
     from forge._cli.app import run
 
     return run(args)
 
 
 def _serve_bundled_over_stdio() -> int | None:
-    """``forge-tools serve`` of the bundled tools over stdio; ``None`` if it cannot start.
-
-    Start-up creates about a million long-lived objects (the MCP SDK, pydantic, the tools)
-    and almost no garbage, yet the cyclic collector would scan them some two hundred times
-    on the way (about 80 ms here). It is paused until the tools are loaded, and what exists
-    by then is frozen (`gc.freeze`): kept out of every later collection, as it lives as long
-    as the server.
-    """
-    import gc
-
-    gc.disable()
+    """``forge-tools serve`` of the bundled tools over stdio; ``None`` if it cannot start."""
     try:
         from forge.examples import example_registry
         from forge.mcp.command import run_serve
@@ -85,9 +90,7 @@ def _serve_bundled_over_stdio() -> int | None:
         registry = example_registry()
     except Exception:  # the app reports it, its usual way
         return None
-    finally:
-        gc.freeze()
-        gc.enable()
+    startup.serving()
     return run_serve(registry, transport="stdio", host=DEFAULT_HOST, port=DEFAULT_PORT)
 
 

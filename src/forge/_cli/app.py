@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from forge._cli import render
+from forge._cli import render, startup
 from forge._cli.exits import (
     EXIT_NOT_FOUND,
     EXIT_OK,
@@ -491,6 +491,7 @@ def serve(
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
     registry = load_registry(config, spec, strict_config=strict_config, allow_private=allow_private)
+    startup.serving()
     code = run_serve(
         registry, transport=transport, host=host, port=port,  # type: ignore[arg-type]
         allowed_hosts=allowed_host or (), catalog=catalog, metrics=metrics,
@@ -507,6 +508,7 @@ def _serve_gateway(
         from forge.gateway.command import run_gateway
     except ImportError as exc:
         raise Failure(EXIT_USAGE, str(exc)) from None
+    startup.serving()
     code = run_gateway(
         servers, transport=transport, host=host, port=port,  # type: ignore[arg-type]
         allowed_hosts=allowed, search_only=search_only, separator=separator, search=search,
