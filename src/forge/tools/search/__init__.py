@@ -189,7 +189,9 @@ def _whole_document(tool: Tool) -> list[str]:
 
 
 def _schema(tool: Tool) -> Any:
-    """The parameters schema, without compiling a schema-only tool that is not compiled yet."""
+    """The schema a tool advertises, the same before and after it is compiled: a schema-only
+    tool's own (not compiled for it), a function tool's built without its validator when its
+    types allow (`Tool.parameters`)."""
     from forge.tools.schema import SchemaSource
 
     compiled = tool._compiled
@@ -201,67 +203,67 @@ def _schema(tool: Tool) -> Any:
 
 
 def _schema_text(tool: Tool) -> str:
-    """The JSON parameter schema, or the parameter text of a tool not compiled yet."""
-    from forge.tools.schema import FunctionSource
-
-    if tool._compiled is None and isinstance(tool.source, FunctionSource):
-        return _parameter_text(tool)
+    """The JSON parameter schema (`_schema`)."""
     try:
         return json.dumps(_schema(tool), default=str)
     except Exception:  # a tool whose schema cannot be built is still searchable by name
-        return ""
+        return _signature_text(tool)
 
 
 def _parameter_names(tool: Tool) -> list[str]:
-    from forge.tools.schema import FunctionSource
-
-    source = tool.source
-    if tool._compiled is None and isinstance(source, FunctionSource):
-        import inspect
-
-        return list(inspect.signature(source.fn).parameters)
     try:
         properties = _schema(tool).get("properties")
     except Exception:  # a tool whose schema cannot be built is still searchable by name
-        return []
+        return _signature(tool)[0]
     return [str(name) for name in properties] if isinstance(properties, dict) else []
 
 
 def _required_names(tool: Tool) -> list[str]:
-    """The names of the parameters a call must give, without compiling lazy tools."""
-    from forge.tools.schema import FunctionSource
-
-    source = tool.source
-    if tool._compiled is None and isinstance(source, FunctionSource):
-        import inspect
-
-        return [
-            name
-            for name, p in inspect.signature(source.fn).parameters.items()
-            if p.default is inspect.Parameter.empty
-            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ]
+    """The names of the parameters a call must give (`_schema`)."""
     try:
         return required_parameters(_schema(tool))
     except Exception:  # a tool whose schema cannot be built is still searchable by name
-        return []
+        return _signature(tool)[1]
 
 
 def _parameter_text(tool: Tool) -> str:
-    """Parameter names, descriptions and enum values, without compiling lazy tools."""
-    from forge.tools.schema import FunctionSource
-
-    source = tool.source
-    if tool._compiled is None and isinstance(source, FunctionSource):
-        import inspect
-
-        names = list(inspect.signature(source.fn).parameters)
-        return " ".join(names + list(source.param_descriptions.values()))
+    """Parameter names, descriptions and enum values (`_schema`)."""
     try:
         schema: Any = _schema(tool)
     except Exception:  # a tool whose schema cannot be built is still searchable by name
-        return ""
+        return _signature_text(tool)
     return " ".join(_schema_words(schema, 0, []))
+
+
+def _signature(tool: Tool) -> tuple[list[str], list[str]]:
+    """A function tool's parameter names and required ones, read from its signature alone:
+    what is searchable of a tool whose schema cannot be built."""
+    from forge.tools.schema import FunctionSource
+
+    source = tool.source
+    if not isinstance(source, FunctionSource):
+        return [], []
+    import inspect
+
+    try:
+        parameters = inspect.signature(source.fn).parameters
+    except (TypeError, ValueError):
+        return [], []
+    names = list(parameters)
+    required = [
+        name
+        for name, p in parameters.items()
+        if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    return names, required
+
+
+def _signature_text(tool: Tool) -> str:
+    from forge.tools.schema import FunctionSource
+
+    source = tool.source
+    descriptions = source.param_descriptions.values() if isinstance(source, FunctionSource) else ()
+    return " ".join([*_signature(tool)[0], *descriptions])
 
 
 def _schema_words(node: Any, depth: int, out: list[str]) -> list[str]:
@@ -349,9 +351,8 @@ class _SchemaReader:
     """
 
     def __init__(self) -> None:
-        from forge.tools.schema import FunctionSource, SchemaSource
+        from forge.tools.schema import SchemaSource
 
-        self._function = FunctionSource
         self._schema = SchemaSource
         self._encoder = json.JSONEncoder(default=str)  # json.dumps(..., default=str)
         self._read: dict[str, tuple[Any, str, list[str]]] = {}
@@ -359,16 +360,14 @@ class _SchemaReader:
     def texts(self, tool: Tool) -> tuple[str, list[str], str]:
         """The tool's parameter text, parameter names and schema text."""
         source = tool.source
-        if tool._compiled is None and isinstance(source, self._function):
-            text = _parameter_text(tool)
-            return text, _parameter_names(tool), text
         if tool._compiled is None and isinstance(source, self._schema):
             schema: Any = source.schema
         else:
             try:
                 schema = _schema(tool)
             except Exception:  # a tool whose schema cannot be built is still searchable by name
-                return "", [], ""
+                text = _signature_text(tool)
+                return text, _signature(tool)[0], text
         try:
             text = self._encoder.encode(schema)
         except Exception:  # a schema that cannot be written out is still searchable by name
