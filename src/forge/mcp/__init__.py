@@ -22,8 +22,9 @@ except ImportError as exc:  # pragma: no cover - the dev environment has the ext
 
     raise MissingDependencyError("mcp", "mcp") from exc
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from forge.core.lazy import lazy_face
 from forge.mcp.serve import DEFAULT_PORT, TOKEN_ENV, InsecureBindError, serve
 from forge.mcp.server import MCPToolServer
 
@@ -38,26 +39,15 @@ if TYPE_CHECKING:
 # A server started for one session (``forge-tools serve`` over stdio) needs neither the
 # client, nor search-only sessions, nor what only a call or HTTP needs: each is imported
 # on first use.
-_LAZY = {
-    "MCPClient": "client",
-    "import_tools": "client",
-    "SearchOnlyServer": "search_only",
-    "call_context": "_channel",
-    "MCPConnectionError": "_outcomes",
-    "HeaderValueError": "credentials",
-    "HttpLimits": "limits",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"forge.mcp.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_face(__name__, {
+    "MCPClient": "forge.mcp.client",
+    "import_tools": "forge.mcp.client",
+    "SearchOnlyServer": "forge.mcp.search_only",
+    "call_context": "forge.mcp._channel",
+    "MCPConnectionError": "forge.mcp._outcomes",
+    "HeaderValueError": "forge.mcp.credentials",
+    "HttpLimits": "forge.mcp.limits",
+})  # fmt: skip
 
 
 __all__ = [
