@@ -237,7 +237,7 @@ def sync_call_rows() -> tuple[list[Row], float | None]:
     rows = timed_rows(outcomes, times, vc_label, "validate_call")
     if ours_label in times:
         rows[ours_label] = ratio_row(
-            ours_label, times[ours_label], times.get(vc_label), "validate_call", max_ratio=0.9
+            ours_label, times[ours_label], times.get(vc_label), "validate_call", max_ratio=0.5
         )
     return list(rows.values()), times.get(vc_label)
 
@@ -269,7 +269,7 @@ def async_call_rows(sync_validate_call_us: float | None) -> list[Row]:
     if ours_label in times:
         rows[ours_label] = ratio_row(
             ours_label, times[ours_label], times.get(avc_label), "async validate_call",
-            max_ratio=1.0,
+            max_ratio=0.6,
         )  # fmt: skip
     versus_sync_label = "**ours** `aexecute` vs *sync* validate_call"
     if outcomes[ours_label].status:

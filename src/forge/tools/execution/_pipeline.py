@@ -358,15 +358,19 @@ class Engine(HandlerRuns):
         started = None if _known_answers(TRACE) is False else _traced(name, call_id, arguments)
         try:
             compiled = tool._compiled or tool.compiled()
-            validate_python = compiled.validate_python  # pydantic-core's, called directly
-            try:
-                kwargs = (
-                    validate_python(arguments)[1]
-                    if validate_python is not None and type(arguments) is dict
-                    else compiled.validate(arguments)
-                )
-            except Exception:
-                kwargs = compiled.validate(arguments)  # raises, naming every bad field
+            admits = compiled.admits
+            if type(arguments) is dict and admits is not None and admits(arguments):
+                kwargs = arguments  # already what validation returns
+            else:
+                validate_python = compiled.validate_python  # pydantic-core's, called directly
+                try:
+                    kwargs = (
+                        validate_python(arguments)[1]
+                        if validate_python is not None and type(arguments) is dict
+                        else compiled.validate(arguments)
+                    )
+                except Exception:
+                    kwargs = compiled.validate(arguments)  # raises, naming every bad field
         except Exception as exc:
             result = _rejected(tool, exc)
         else:
@@ -417,8 +421,11 @@ class Engine(HandlerRuns):
         started = None if _known_answers(TRACE) is False else _traced(name, call_id, arguments)
         try:
             compiled = tool._compiled or tool.compiled()
+            admits = compiled.admits
             validate_python = compiled.validate_python
-            if validate_python is None or type(arguments) is not dict:
+            if type(arguments) is dict and admits is not None and admits(arguments):
+                kwargs = arguments  # already what validation returns
+            elif validate_python is None or type(arguments) is not dict:
                 kwargs = compiled.validate(arguments)
             else:  # `_validate`, inlined
                 try:

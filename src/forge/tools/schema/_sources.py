@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from forge.core.errors import ToolDefinitionError
+from forge.tools.schema._admits import Admits, admits_for
 from forge.tools.schema._validation import SchemaValidator, arguments_validator
 from forge.tools.values.context import ExecutionContext
 
@@ -38,6 +39,8 @@ class Compiled:
     """pydantic-core's validator returning ``(args, kwargs)``, when that is the validator."""
     table: Table | None = None
     """The parameter table of a simple schema (set by `Tool.compiled`), read by the formats."""
+    admits: Admits | None = None
+    """Says when an arguments dict is already what ``validate`` returns (`admits_for`)."""
 
 
 class Source(Protocol):
@@ -89,7 +92,12 @@ class FunctionSource:
         fn = self.fn
         if not schema.context_params:
             return Compiled(
-                schema.parameters, validate, lambda kw, _ctx: fn(**kw), fn, schema.validate_python
+                schema.parameters,
+                validate,
+                lambda kw, _ctx: fn(**kw),
+                fn,
+                schema.validate_python,
+                admits=admits_for(fn),
             )
         names = schema.context_params
 
