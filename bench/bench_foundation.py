@@ -36,6 +36,8 @@ MEMORY_BUDGET_BYTES = 8 * 1024
 
 NOT_INSTALLED = "not installed"
 
+FLOOR_SYNC = "the least a call returning a `ToolResult` can do: lookup, type check, call (info)"
+FLOOR_ASYNC = "the same for the async tool (info)"
 SyncCall = Callable[[], Any]
 AsyncCall = Callable[[], Awaitable[Any]]
 
@@ -106,6 +108,28 @@ def build_ours_sync() -> SyncCall:
     return lambda: reg.execute("add", ADD_ARGS)
 
 
+def build_floor_sync() -> SyncCall:
+    """A sketch of the least a validated call by name can do and still return a `ToolResult`:
+    look the tool up, check the arguments' exact types, call, build the result (no context,
+    deadline, logging or error mapping). It bounds what any path of ours can reach."""
+    from forge.tools import ToolRegistry, ToolResult
+
+    reg = ToolRegistry([add])
+    tool = reg.get("add")
+    assert tool is not None
+    get, compiled, succeeded = reg.get, tool.compiled(), ToolResult.succeeded
+    admits, fn = compiled.admits, compiled.fn
+    assert admits is not None
+    assert fn is not None
+
+    def call() -> Any:
+        if get("add") is None or not admits(ADD_ARGS):
+            raise AssertionError("the sketch takes only its one case")
+        return succeeded(fn(**ADD_ARGS), "add", None)
+
+    return call
+
+
 def build_langchain() -> SyncCall:
     """langchain-core ``StructuredTool.from_function(add).invoke(args)``."""
     from langchain_core.tools import StructuredTool
@@ -138,6 +162,26 @@ def build_ours_async() -> AsyncCall:
     reg = ToolRegistry()
     reg.register(aadd)
     return lambda: reg.aexecute("aadd", ADD_ARGS)
+
+
+def build_floor_async() -> AsyncCall:
+    """`build_floor_sync` for the async tool: the handler's coroutine awaited, in a coroutine."""
+    from forge.tools import ToolRegistry, ToolResult
+
+    reg = ToolRegistry([aadd])
+    tool = reg.get("aadd")
+    assert tool is not None
+    get, compiled, succeeded = reg.get, tool.compiled(), ToolResult.succeeded
+    admits, fn = compiled.admits, compiled.fn
+    assert admits is not None
+    assert fn is not None
+
+    async def call() -> Any:
+        if get("aadd") is None or not admits(ADD_ARGS):
+            raise AssertionError("the sketch takes only its one case")
+        return succeeded(await fn(**ADD_ARGS), "aadd", None)
+
+    return call
 
 
 def mcp_server() -> Any:
@@ -229,6 +273,7 @@ def sync_call_rows() -> tuple[list[Row], float | None]:
         "bare call `add(**args)`": lambda: lambda: add(**ADD_ARGS),
         vc_label: build_validate_call,
         ours_label: build_ours_sync,
+        FLOOR_SYNC: build_floor_sync,
         f"langchain-core {version_of('langchain-core')} `StructuredTool.invoke`": build_langchain,
         f"toolregistry {version_of('toolregistry')} `get_tool('add').run`": build_toolregistry,
     }
@@ -249,6 +294,7 @@ def async_call_rows(sync_validate_call_us: float | None) -> list[Row]:
     builders: dict[str, Callable[[], AsyncCall]] = {
         avc_label: build_validate_call_async,
         ours_label: build_ours_async,
+        FLOOR_ASYNC: build_floor_async,
         f"mcp {version_of('mcp')} `await server.call_tool('aadd', args)`": build_mcp(aadd),
         "mcp, sync `add` (SDK runs it on a worker thread)": build_mcp(add),
         f"openai-agents {version_of('openai-agents')} `on_invoke_tool(ctx, json)`": (

@@ -297,18 +297,6 @@ class Engine(HandlerRuns):
             return () if theirs is None else (theirs,)
         return (own,) if theirs is None or theirs is own else (own, theirs)
 
-    def _answered(
-        self, out: Any, name: str, call_id: str | None, started: float | None
-    ) -> ToolResult:
-        """A fast path's result for the handler's return value ``out``: checked, tagged, logged."""
-        cls = type(out)  # `plain`, inlined: the common case needs nothing else
-        if started is None and (
-            (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
-            or cls in _OTHER_SCALARS
-        ):  # fmt: skip
-            return _succeeded(out, name, call_id)
-        return self._settled(_checked(finish(out, name)), name, call_id, started)
-
     def _settled(
         self, result: ToolResult, name: str, call_id: str | None, started: float | None
     ) -> ToolResult:
@@ -386,8 +374,14 @@ class Engine(HandlerRuns):
                     result = failures.timeout(name, plain(seconds))  # type: ignore[arg-type]
                 except BaseException as exc:
                     result = _checked(handler_failed(tool, exc))
-                else:
-                    return self._answered(out, name, call_id, started)
+                else:  # `plain`'s common case inlined; `_settled` does the rest
+                    cls = type(out)
+                    if started is None and (
+                        (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
+                        or cls in _OTHER_SCALARS
+                    ):  # fmt: skip
+                        return _succeeded(out, name, call_id)
+                    result = _checked(finish(out, name))
             elif kind == 3:
                 result = _checked(call_sync(tool, compiled, kwargs, ctx))
             else:
@@ -440,7 +434,7 @@ class Engine(HandlerRuns):
                 out = fn(**kwargs) if fn is not None else compiled.invoke(kwargs, ctx)
             except BaseException as exc:
                 result = _checked(handler_failed(tool, exc))
-            else:  # `_answered`, inlined
+            else:  # `plain`'s common case inlined; `_settled` does the rest
                 cls = type(out)
                 if started is None and (
                     (cls is int and _MINUS_HUGE < out < _HUGE) or (cls is str and out.isascii())
