@@ -108,19 +108,24 @@ def build_ours_sync() -> SyncCall:
     return lambda: reg.execute("add", ADD_ARGS)
 
 
+def _floor_parts(handler: Callable[..., Any]) -> tuple[Callable[[str], Any], Any, Any, Any]:
+    """What the sketches below hold: the lookup, the exact-type check, the handler, the result."""
+    from forge.tools import ToolRegistry, ToolResult
+
+    reg = ToolRegistry([handler])
+    tool = reg.get(handler.__name__)
+    assert tool is not None
+    compiled = tool.compiled()
+    assert compiled.admits is not None
+    assert compiled.fn is not None
+    return reg.get, compiled.admits, compiled.fn, ToolResult.succeeded
+
+
 def build_floor_sync() -> SyncCall:
     """A sketch of the least a validated call by name can do and still return a `ToolResult`:
     look the tool up, check the arguments' exact types, call, build the result (no context,
     deadline, logging or error mapping). It bounds what any path of ours can reach."""
-    from forge.tools import ToolRegistry, ToolResult
-
-    reg = ToolRegistry([add])
-    tool = reg.get("add")
-    assert tool is not None
-    get, compiled, succeeded = reg.get, tool.compiled(), ToolResult.succeeded
-    admits, fn = compiled.admits, compiled.fn
-    assert admits is not None
-    assert fn is not None
+    get, admits, fn, succeeded = _floor_parts(add)
 
     def call() -> Any:
         if get("add") is None or not admits(ADD_ARGS):
@@ -166,15 +171,7 @@ def build_ours_async() -> AsyncCall:
 
 def build_floor_async() -> AsyncCall:
     """`build_floor_sync` for the async tool: the handler's coroutine awaited, in a coroutine."""
-    from forge.tools import ToolRegistry, ToolResult
-
-    reg = ToolRegistry([aadd])
-    tool = reg.get("aadd")
-    assert tool is not None
-    get, compiled, succeeded = reg.get, tool.compiled(), ToolResult.succeeded
-    admits, fn = compiled.admits, compiled.fn
-    assert admits is not None
-    assert fn is not None
+    get, admits, fn, succeeded = _floor_parts(aadd)
 
     async def call() -> Any:
         if get("aadd") is None or not admits(ADD_ARGS):
