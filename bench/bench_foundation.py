@@ -127,12 +127,12 @@ def build_floor_sync() -> SyncCall:
     deadline, logging or error mapping). It bounds what any path of ours can reach."""
     get, admits, fn, succeeded = _floor_parts(add)
 
-    def call() -> Any:
-        if get("add") is None or not admits(ADD_ARGS):
+    def execute(name: str, arguments: dict[str, Any]) -> Any:
+        if get(name) is None or not admits(arguments):
             raise AssertionError("the sketch takes only its one case")
-        return succeeded(fn(**ADD_ARGS), "add", None)
+        return succeeded(fn(**arguments), name, None)
 
-    return call
+    return lambda: execute("add", ADD_ARGS)
 
 
 def build_langchain() -> SyncCall:
@@ -173,12 +173,12 @@ def build_floor_async() -> AsyncCall:
     """`build_floor_sync` for the async tool: the handler's coroutine awaited, in a coroutine."""
     get, admits, fn, succeeded = _floor_parts(aadd)
 
-    async def call() -> Any:
-        if get("aadd") is None or not admits(ADD_ARGS):
+    async def aexecute(name: str, arguments: dict[str, Any]) -> Any:
+        if get(name) is None or not admits(arguments):
             raise AssertionError("the sketch takes only its one case")
-        return succeeded(await fn(**ADD_ARGS), "aadd", None)
+        return succeeded(await fn(**arguments), name, None)
 
-    return call
+    return lambda: aexecute("aadd", ADD_ARGS)
 
 
 def mcp_server() -> Any:
