@@ -6,7 +6,9 @@ Each round starts a fresh process and times, from just before it is spawned, the
 answer (JSON-RPC lines on the pipes, read here without any SDK). The cases alternate
 round by round: ``forge-tools serve`` with its ten bundled tools; the `mcp` SDK's own
 `MCPServer` serving ten equivalent tools (`_serve_peer.py`); and, for reference, a bare
-interpreter importing that SDK server, up to a line it prints then (not its exit).
+interpreter importing that SDK server, up to a line it prints then (not its exit), and one
+importing it and then the libraries our bundled tools need (PyYAML for their configuration
+file, jsonschema-rs to check its schemas, docstring-parser for the Python tools' docstrings).
 
 Usage: ``python bench/bench_serve_start.py`` (about 1 minute).
 """
@@ -30,6 +32,11 @@ ROUNDS = 15
 OURS = "**ours** `forge-tools serve` (stdio, the ten bundled tools)"
 PEER = "mcp `MCPServer` over stdio, ten equivalent tools"
 IMPORT = "a fresh interpreter importing `mcp.server.mcpserver` (info)"
+LIBRARIES = "yaml, jsonschema_rs, docstring_parser"
+WITH_LIBRARIES = (
+    "of which importing PyYAML, jsonschema-rs and docstring-parser, which reading the bundled "
+    "tools needs (info)"
+)
 TO_PEER = 1.0
 ADDED_MS = 50.0
 
@@ -83,10 +90,10 @@ def _first_listing(command: list[str]) -> tuple[float, int]:
     return elapsed, len(listing["result"]["tools"])
 
 
-def _import_only() -> float:
-    """Seconds until a fresh interpreter has imported the SDK's server (not its exit)."""
+def _import_only(modules: str = "mcp.server.mcpserver") -> float:
+    """Seconds until a fresh interpreter has imported ``modules`` (not its exit)."""
     started = time.perf_counter()
-    code = "import mcp.server.mcpserver; print('ready', flush=True)"
+    code = f"import {modules}; print('ready', flush=True)"
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                                cwd=HERE.parent)  # fmt: skip
     assert process.stdout is not None
@@ -98,7 +105,7 @@ def _import_only() -> float:
 
 def run() -> list[str]:
     """Measure and return the Markdown table."""
-    samples: dict[str, list[float]] = {OURS: [], PEER: [], IMPORT: []}
+    samples: dict[str, list[float]] = {OURS: [], PEER: [], IMPORT: [], WITH_LIBRARIES: []}
     status: dict[str, str] = {}
     for label, command in COMMANDS.items():  # warm the file cache; check the listing
         try:
@@ -113,6 +120,7 @@ def run() -> list[str]:
             if label not in status:
                 samples[label].append(_first_listing(command)[0])
         samples[IMPORT].append(_import_only())
+        samples[WITH_LIBRARIES].append(_import_only(f"mcp.server.mcpserver, {LIBRARIES}"))
     ms = {k: statistics.median(v) * 1e3 for k, v in samples.items() if v}
     peer = ms.get(PEER)
     rows = [Row(PEER, status=status[PEER], baseline=PEER) if PEER in status else
@@ -127,6 +135,8 @@ def run() -> list[str]:
         added = ours - ms[IMPORT]
         rows.append(Row("**ours** beyond importing the SDK server", added, "ms", None, IMPORT,
                         f"< {ADDED_MS:.0f} ms", added < ADDED_MS))  # fmt: skip
+        libraries = ms[WITH_LIBRARIES] - ms[IMPORT]
+        rows.append(Row(WITH_LIBRARIES, libraries, "ms", None, IMPORT))
     rows.append(Row(IMPORT, ms[IMPORT], "ms", None, ""))
     title = f"Starting an MCP server over stdio, up to its first tools/list (median of {ROUNDS})"
     return [render_rows(title, rows)]
