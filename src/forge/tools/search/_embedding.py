@@ -87,34 +87,61 @@ def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
     import numpy as np
 
     heads: list[list[str]] = []
-    tails: list[str | None] = []
+    tails: dict[str, int] = {}  # each distinct tail's row
+    tail_of: list[int] = []  # each text's tail row (-1: none)
     for text in texts:
         if isinstance(text, str):
             heads.append(_pieces(text))
-            tails.append(None)
+            tail_of.append(-1)
         elif _joinable(*text):
             heads.append(_pieces(text[0]))
-            tails.append(text[1])
+            tail_of.append(tails.setdefault(text[1], len(tails)))
         else:
             heads.append(_pieces(f"{text[0]} {text[1]}"))
-            tails.append(None)
-    tail_pieces = {tail: _pieces(tail) for tail in dict.fromkeys(tails) if tail is not None}
-    table = _piece_ids(chain(chain.from_iterable(heads), *tail_pieces.values()))
-    tail_ids = {tail: tuple(chain.from_iterable(map(table.__getitem__, pieces)))
-                for tail, pieces in tail_pieces.items()}  # fmt: skip
-    segments = [
-        [*map(table.__getitem__, head), tail_ids[tail]]
-        if tail is not None
-        else list(map(table.__getitem__, head))
-        for head, tail in zip(heads, tails, strict=True)
-    ]
-    found = list(chain.from_iterable(segments))
-    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    counts = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
-    lengths = np.add.reduceat(sizes, np.cumsum(counts) - counts) if found else counts
-    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(sizes.sum()))
+            tail_of.append(-1)
+    tail_pieces = list(map(_pieces, tails))
+    table = _piece_ids(chain(chain.from_iterable(heads), *tail_pieces))
+    head_ids, head_sizes = _flat(heads, table)
+    tail_ids, tail_sizes = _flat(tail_pieces, table)
+    # Each text is two segments of one array of every head's and every distinct tail's ids:
+    # its head's, then its tail's (empty without a tail), all gathered in one pass.
+    rows = np.array(tail_of, dtype=np.int64)
+    tail_starts = np.concatenate((np.cumsum(tail_sizes) - tail_sizes, [0])) + len(head_ids)
+    tail_sizes = np.concatenate((tail_sizes, [0]))  # row -1: no tail
+    starts = np.empty(2 * len(texts), dtype=np.int64)
+    starts[0::2] = np.cumsum(head_sizes) - head_sizes
+    starts[1::2] = tail_starts[rows]
+    sizes = np.empty(2 * len(texts), dtype=np.int64)
+    sizes[0::2] = head_sizes
+    sizes[1::2] = tail_sizes[rows]
+    ids = np.concatenate((head_ids, tail_ids))[_ragged(starts, sizes)]
     np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
-    return ids, lengths
+    return ids, sizes[0::2] + sizes[1::2]
+
+
+def _flat(groups: Sequence[Sequence[str]], table: dict[str, tuple[int, ...]]) -> tuple[Any, Any]:
+    """The ids of each group of pieces end to end, and the number of ids of each group."""
+    from itertools import chain
+
+    import numpy as np
+
+    found = list(map(table.__getitem__, chain.from_iterable(groups)))
+    sizes = np.zeros(len(found) + 1, dtype=np.int64)
+    sizes[1:] = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    ends = np.cumsum(sizes)  # ids before each piece, and in all
+    counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    bounds = ends[np.concatenate(([0], np.cumsum(counts)))]
+    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(ends[-1]))
+    return ids, np.diff(bounds)
+
+
+def _ragged(starts: Any, sizes: Any) -> Any:
+    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` of every segment, in order."""
+    import numpy as np
+
+    total = int(sizes.sum())
+    offsets = np.cumsum(sizes) - sizes
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, sizes)
 
 
 def _piece_ids(pieces: Iterable[str]) -> dict[str, tuple[int, ...]]:
