@@ -69,6 +69,7 @@ from forge.tools.search._embeddings import (
     resolve_embedding,
 )
 from forge.tools.search._intents import interleave, parts
+from forge.tools.search._postings import Joined
 from forge.tools.search._together import (
     Toolkits,
     finders,
@@ -318,6 +319,8 @@ class _Shared(NamedTuple):
     whole: list[str] | None
     """The whole-definition words after the name's (``None``: not ASCII, split whole)."""
     description: frozenset[str]
+    terms: frozenset[str]
+    """The terms of ``document``."""
 
 
 def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
@@ -338,7 +341,7 @@ def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
     rest = " ".join((display, tags, description, schema))
     # ASCII words never span the space before ``rest``: the name's words then its own.
     whole = words(rest) if rest.isascii() else None
-    return _Shared(document, whole, frozenset(fields["description"]))
+    return _Shared(document, whole, frozenset(fields["description"]), frozenset(document))
 
 
 class _SchemaReader:
@@ -420,11 +423,10 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             same = shared[key] = _shared(key)
         name = tool.name
         name_terms = tokenize(name)
-        document = name_terms * _FIELD_WEIGHTS["name"]
-        document += same.document
+        # Both documents as the name's terms then the tail the tools with these texts share.
+        document: Sequence[str] = Joined(name_terms * _FIELD_WEIGHTS["name"], same.document)
         if same.whole is not None and name.isascii():
-            whole = words(name)
-            whole += same.whole
+            whole: Sequence[str] = Joined(words(name), same.whole)
         else:
             whole = words(" ".join((name, *key[:3], schema)))
         named = tuple(names)
@@ -439,7 +441,7 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             name_pairs=frozenset(pairwise(name_tuple)),
             description=same.description,
             parameters=terms,
-            terms=frozenset(document),
+            terms=same.terms if same.terms.issuperset(name_terms) else same.terms.union(name_terms),
             kit=toolkit_key(name, tool.metadata.display_name),
         )
         made.append((document or ["_"], whole or ["_"], profile))

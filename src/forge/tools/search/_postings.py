@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
-__all__ = ["Bm25", "Live", "Postings"]
+__all__ = ["Bm25", "Joined", "Live", "Postings"]
 
 
 class Live(NamedTuple):
@@ -37,6 +37,33 @@ class Live(NamedTuple):
     """Slots at or above this were given after the snapshot was taken."""
     ordered: bool
     """Whether ``slots`` is every slot below ``size``, in order (no copy needed)."""
+
+
+class Joined(Sequence[str]):
+    """A document given as its own terms then a tail of terms other documents may share.
+
+    `Postings.add` counts the terms of each distinct tail (the same object) once per batch:
+    tools that differ only by name share every term but their name's.
+    """
+
+    __slots__ = ("head", "tail")
+
+    def __init__(self, head: Sequence[str], tail: Sequence[str]) -> None:
+        self.head = head
+        self.tail = tail
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.tail)
+
+    def __iter__(self) -> Iterator[str]:
+        return chain(self.head, self.tail)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return list(self)[index]
 
 
 class Postings:
@@ -62,34 +89,60 @@ class Postings:
         """Index documents at slots ``start``, ``start + 1``, ... (above every slot added).
 
         All the documents are counted at once: each term gets a code, and one sort of the
-        (code, slot) keys gives every term's slots in order with its frequency in each.
+        (code, slot) keys gives every term's slots in order with its frequency in each. The
+        tail of a `Joined` document is counted once for all the documents sharing it.
         """
         import numpy as np
 
+        heads, tails, rows = _split(documents)
         count = len(documents)
-        lengths = np.fromiter(map(len, documents), dtype=np.int64, count=count)
-        self.lengths[start : start + count] = lengths
-        terms = list(chain.from_iterable(documents))
-        if not terms:
+        head_sizes = np.fromiter(map(len, heads), dtype=np.int64, count=count)
+        tail_sizes = np.fromiter(map(len, tails), dtype=np.int64, count=len(tails))
+        self.lengths[start : start + count] = head_sizes + np.append(tail_sizes, 0)[rows]
+        head_terms = list(chain.from_iterable(heads))
+        tail_terms = list(chain.from_iterable(tails))
+        codes = dict.fromkeys(chain(tail_terms, head_terms), 0)
+        if not codes:
             return
-        codes = dict(zip(dict.fromkeys(terms), range(len(terms)), strict=False))
-        keys = np.fromiter(map(codes.__getitem__, terms), dtype=np.int64, count=len(terms))
+        codes.update(zip(codes, range(len(codes)), strict=True))
+        # Each distinct tail's (code, frequency) pairs, then each document's, from its tail's.
+        tail_codes, tail_counts, sizes = _counted(
+            np.fromiter(map(codes.__getitem__, tail_terms), dtype=np.int64, count=len(tail_terms)),
+            tail_sizes,
+            len(codes),
+        )
+        firsts = np.append(np.cumsum(sizes) - sizes, 0)[rows]
+        sizes = np.append(sizes, 0)[rows]
+        at = _ragged(firsts, sizes)
+        slots = np.arange(count, dtype=np.int64)
+        # The documents' (code, slot) keys, each with a frequency: every head term once, and
+        # its tail's pairs. Sorted, a term in both sums its frequencies.
+        keys = np.concatenate(
+            (
+                np.fromiter(
+                    map(codes.__getitem__, head_terms), dtype=np.int64, count=len(head_terms)
+                ),
+                tail_codes[at],
+            )
+        )
         keys *= max(count, 1)
-        keys += np.repeat(np.arange(count, dtype=np.int64), lengths)
-        keys, frequencies = np.unique(keys, return_counts=True)
+        keys += np.concatenate((np.repeat(slots, head_sizes), np.repeat(slots, sizes)))
+        keys, frequencies = _summed(
+            keys, np.concatenate((np.ones(len(head_terms), dtype=np.int64), tail_counts[at]))
+        )
         flat = np.empty((len(keys), 2), dtype=np.int32)
         flat[:, 0] = keys % max(count, 1) + start
         flat[:, 1] = frequencies
-        ends = [*(np.flatnonzero(np.diff(keys // max(count, 1))) + 1).tolist(), len(keys)]
+        ends = [*(8 * (np.flatnonzero(np.diff(keys // max(count, 1))) + 1)).tolist(), 8 * len(keys)]
+        data = flat.tobytes()
         pairs = self._pairs
         first = 0
         for term, end in zip(codes, ends, strict=True):
             known = pairs.get(term)
-            chunk = flat[first:end]
             if known is None:
-                pairs[term] = array("i", chunk.tobytes())
+                pairs[term] = array("i", data[first:end])
             else:
-                known.frombytes(chunk.tobytes())
+                known.frombytes(data[first:end])
             first = end
 
     def find(self, term: str, size: int) -> tuple[Any, Any] | None:
@@ -131,6 +184,62 @@ class Postings:
                 moved = np.column_stack((new[keep], flat[keep, 1])).astype(np.int32)
                 out._pairs[term] = array("i", moved.tobytes())
         return out
+
+
+def _split(
+    documents: Sequence[Sequence[str]],
+) -> tuple[list[Sequence[str]], list[Sequence[str]], Any]:
+    """Each document's own terms, the distinct tails of the `Joined` ones, and each document's
+    tail (its position in them; -1 for none)."""
+    import numpy as np
+
+    heads: list[Sequence[str]] = []
+    tails: list[Sequence[str]] = []
+    rows: list[int] = []
+    known: dict[int, int] = {}
+    for document in documents:
+        if type(document) is Joined:  # an exact check: no ABC machinery per document
+            heads.append(document.head)
+            row = known.setdefault(id(document.tail), len(tails))
+            if row == len(tails):
+                tails.append(document.tail)
+            rows.append(row)
+        else:
+            heads.append(document)
+            rows.append(-1)
+    return heads, tails, np.array(rows, dtype=np.int64)
+
+
+def _counted(codes: Any, sizes: Any, distinct: int) -> tuple[Any, Any, Any]:
+    """The distinct codes of each run of ``sizes`` codes (ascending), how often each occurs
+    in its run, and how many distinct codes each run has."""
+    import numpy as np
+
+    keys = codes + np.repeat(np.arange(len(sizes), dtype=np.int64) * distinct, sizes)
+    keys, counts = np.unique(keys, return_counts=True)
+    return keys % distinct, counts, np.bincount(keys // distinct, minlength=len(sizes))
+
+
+def _summed(keys: Any, weights: Any) -> tuple[Any, Any]:
+    """The distinct ``keys`` (ascending, non-negative) and the sum of each one's ``weights``."""
+    import numpy as np
+
+    if len(keys) and int(keys.max()) < 1 << 40 and int(weights.max()) < 1 << 22:
+        packed = np.sort((keys << 22) | weights)  # a plain sort is much faster than argsort
+        keys, weights = packed >> 22, packed & ((1 << 22) - 1)
+    else:
+        order = np.argsort(keys)
+        keys, weights = keys[order], weights[order]
+    firsts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[firsts], np.add.reduceat(weights, firsts) if len(keys) else weights
+
+
+def _ragged(starts: Any, sizes: Any) -> Any:
+    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` of every segment, in order."""
+    import numpy as np
+
+    offsets = np.cumsum(sizes) - sizes
+    return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - offsets, sizes)
 
 
 class Bm25:
