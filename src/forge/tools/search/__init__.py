@@ -80,7 +80,13 @@ from forge.tools.search._together import (
     toolkit_mates,
     toolkits,
 )
-from forge.tools.search._tokens import identifier_terms, split_identifier, tokenize, words
+from forge.tools.search._tokens import (
+    identifier_terms,
+    split_identifier,
+    terms_and_words,
+    tokenize,
+    words,
+)
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -321,27 +327,38 @@ class _Shared(NamedTuple):
     description: frozenset[str]
     terms: frozenset[str]
     """The terms of ``document``."""
+    tail: str
+    """The semantic text after the name (`_semantic_text`): description and parameter text."""
+    clean: bool
+    """Whether ``tail`` ends in something other than whitespace."""
 
 
 def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
-    """The `_Shared` parts of a tool's texts other than its name (as `_fields` and
-    `_whole_document` split them): display name, tags, description, category, parameter text
-    and schema text."""
+    """The `_Shared` parts of a tool's texts other than its name (as `_fields`,
+    `_whole_document` and `_semantic_text` split them): display name, tags, description,
+    category, parameter text and schema text."""
     display, tags, description, category, parameters, schema = texts
+    (display_terms, display_words), (tag_terms, tag_words), (description_terms, spelled) = map(
+        terms_and_words, (display, tags, description)
+    )
     fields = {
-        "display_name": tokenize(display),
-        "tags": tokenize(tags),
-        "description": tokenize(description),
+        "display_name": display_terms,
+        "tags": tag_terms,
+        "description": description_terms,
         "category": tokenize(category),
         "params": tokenize(parameters),
     }
     document: list[str] = []
     for key, terms in fields.items():
         document.extend(terms * _FIELD_WEIGHTS[key])
-    rest = " ".join((display, tags, description, schema))
-    # ASCII words never span the space before ``rest``: the name's words then its own.
-    whole = words(rest) if rest.isascii() else None
-    return _Shared(document, whole, frozenset(fields["description"]), frozenset(document))
+    whole = None
+    if display.isascii() and tags.isascii() and description.isascii() and schema.isascii():
+        # ASCII words never span a space: the words of the texts joined by spaces are each
+        # text's words in turn, after the name's.
+        whole = [*display_words, *tag_words, *spelled, *words(schema)]
+    tail = f"{description} {parameters}"
+    return _Shared(document, whole, frozenset(description_terms), frozenset(document), tail,
+                   not tail[-1].isspace())  # fmt: skip
 
 
 class _SchemaReader:
@@ -415,42 +432,49 @@ def _parts(tools: list[Tool]) -> list[Parts]:
     for tool in tools:
         parameters, names, schema = reader.texts(tool)
         meta = tool.metadata
-        display = meta.display_name or ""
-        tags = " ".join(meta.tags)
-        key = (display, tags, tool.description, meta.category.value, parameters, schema)
+        display = meta.display_name
+        key = (display or "", " ".join(meta.tags), tool.description, meta.category.value,
+               parameters, schema)  # fmt: skip
         same = shared.get(key)
         if same is None:
             same = shared[key] = _shared(key)
         name = tool.name
-        name_terms = tokenize(name)
         # Both documents as the name's terms then the tail the tools with these texts share.
-        document: Sequence[str] = Joined(name_terms * _FIELD_WEIGHTS["name"], same.document)
         if same.whole is not None and name.isascii():
-            whole: Sequence[str] = Joined(words(name), same.whole)
+            name_terms, name_words = terms_and_words(name)
+            whole: Sequence[str] = (
+                Joined(name_words, same.whole) if name_words or same.whole else ["_"]
+            )
         else:
-            whole = words(" ".join((name, *key[:3], schema)))
+            name_terms = tokenize(name)
+            whole = words(" ".join((name, *key[:3], schema))) or ["_"]
+        document: Sequence[str] = (
+            Joined(name_terms * _FIELD_WEIGHTS["name"], same.document)
+            if name_terms or same.document
+            else ["_"]
+        )
         named = tuple(names)
         terms = parameter_terms.get(named)
         if terms is None:
             terms = parameter_terms[named] = frozenset(
                 chain.from_iterable(map(identifier_terms, named))
             )
-        name_tuple = tuple(name_terms)
         profile = _Profile(
-            name=frozenset(name_tuple),
-            name_pairs=frozenset(pairwise(name_tuple)),
+            name=frozenset(name_terms),
+            name_pairs=frozenset(pairwise(name_terms)),
             description=same.description,
             parameters=terms,
             terms=same.terms if same.terms.issuperset(name_terms) else same.terms.union(name_terms),
-            kit=toolkit_key(name, tool.metadata.display_name),
+            kit=toolkit_key(name, display),
         )
-        made.append((document or ["_"], whole or ["_"], profile))
-        # The semantic text (`_semantic_text`) as its head and the tail it shares.
+        made.append((document, whole, profile))
+        # The semantic text (`_semantic_text`) as its head and the tail it shares, unless
+        # stripping the joined text would change it.
         head = split_identifier(name).replace(".", " ") + "."
-        tail = f"{tool.description} {parameters}"
-        joined = f"{head} {tail}"
-        text = joined.strip()
-        texts.append((head, tail) if len(text) == len(joined) else text)
+        if same.clean and not head[0].isspace():
+            texts.append((head, same.tail))
+        else:
+            texts.append(f"{head} {same.tail}".strip())
     vectors = embed_joined(texts)
     return [Parts(fields, whole, vector, profile)
             for (fields, whole, profile), vector in zip(made, vectors, strict=True)]  # fmt: skip

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain, pairwise
 
-__all__ = ["identifier_terms", "split_identifier", "tokenize", "words"]
+__all__ = ["identifier_terms", "split_identifier", "terms_and_words", "tokenize", "words"]
 
 #: Where a camelCase word breaks: before a capital that follows a lowercase letter or digit, or
 #: that starts a word after a run of capitals (``HTTPServer``). Testing the capital first lets
@@ -244,3 +244,12 @@ def words(text: str) -> list[str]:
     if text.isascii():
         return list(chain.from_iterable(map(_run_stems, _runs(text))))
     return list(map(_stem, _pieces(text)))
+
+
+def terms_and_words(text: str) -> tuple[list[str], list[str]]:
+    """``tokenize(text)`` and ``words(text)``, an ASCII text cut into runs once for both."""
+    if not text.isascii():
+        return tokenize(text), words(text)
+    runs = _runs(text)
+    return (list(chain.from_iterable(map(_run_terms, runs))),
+            list(chain.from_iterable(map(_run_stems, runs))))  # fmt: skip
