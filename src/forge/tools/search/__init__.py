@@ -427,6 +427,10 @@ def _parts(tools: list[Tool]) -> list[Parts]:
     reader = _SchemaReader()
     shared: dict[tuple[str, str, str, str, str, str], _Shared] = {}
     parameter_terms: dict[tuple[str, ...], frozenset[str]] = {}
+    # The term sets of a name's terms, and of a name's terms with shared texts' (copies of a
+    # tool under new names often have the same terms): one object each, less to collect.
+    name_sets: dict[tuple[str, ...], tuple[frozenset[str], frozenset[tuple[str, str]]]] = {}
+    term_sets: dict[tuple[int, tuple[str, ...]], frozenset[str]] = {}
     texts: list[str | tuple[str, str]] = []
     made = []
     for tool in tools:
@@ -459,12 +463,20 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             terms = parameter_terms[named] = frozenset(
                 chain.from_iterable(map(identifier_terms, named))
             )
+        name_key = tuple(name_terms)
+        sets = name_sets.get(name_key)
+        if sets is None:
+            sets = name_sets[name_key] = (frozenset(name_key), frozenset(pairwise(name_key)))
+        found = term_sets.get((id(same), name_key))
+        if found is None:
+            found = same.terms if same.terms.issuperset(name_key) else same.terms.union(name_key)
+            term_sets[id(same), name_key] = found
         profile = _Profile(
-            name=frozenset(name_terms),
-            name_pairs=frozenset(pairwise(name_terms)),
+            name=sets[0],
+            name_pairs=sets[1],
             description=same.description,
             parameters=terms,
-            terms=same.terms if same.terms.issuperset(name_terms) else same.terms.union(name_terms),
+            terms=found,
             kit=toolkit_key(name, display),
         )
         made.append((document, whole, profile))

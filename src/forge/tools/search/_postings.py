@@ -189,24 +189,16 @@ class Postings:
 def _split(
     documents: Sequence[Sequence[str]],
 ) -> tuple[list[Sequence[str]], list[Sequence[str]], Any]:
-    """Each document's own terms, the distinct tails of the `Joined` ones, and each document's
-    tail (its position in them; -1 for none)."""
+    """Each document's own terms, the distinct tails (by identity; a plain document's is the
+    empty tuple), and each document's tail (its position in them)."""
     import numpy as np
 
-    heads: list[Sequence[str]] = []
-    tails: list[Sequence[str]] = []
-    rows: list[int] = []
+    # Exact type checks: no ABC machinery per document.
+    heads = [d.head if type(d) is Joined else d for d in documents]
+    shared = [d.tail if type(d) is Joined else () for d in documents]
     known: dict[int, int] = {}
-    for document in documents:
-        if type(document) is Joined:  # an exact check: no ABC machinery per document
-            heads.append(document.head)
-            row = known.setdefault(id(document.tail), len(tails))
-            if row == len(tails):
-                tails.append(document.tail)
-            rows.append(row)
-        else:
-            heads.append(document)
-            rows.append(-1)
+    rows = [known.setdefault(i, len(known)) for i in map(id, shared)]
+    tails = list({id(tail): tail for tail in shared}.values())
     return heads, tails, np.array(rows, dtype=np.int64)
 
 
