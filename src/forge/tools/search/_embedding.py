@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -100,13 +100,14 @@ def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
             heads.append(_pieces(f"{text[0]} {text[1]}"))
             tail_of.append(-1)
     tail_pieces = list(map(_pieces, tails))
-    table = _piece_ids(chain(chain.from_iterable(heads), *tail_pieces))
-    head_ids, head_sizes = _flat(heads, table)
-    tail_ids, tail_sizes = _flat(tail_pieces, table)
-    # Each text is two segments of one array of every head's and every distinct tail's ids:
-    # its head's, then its tail's (empty without a tail), all gathered in one pass.
+    groups = [*heads, *tail_pieces]
+    found = _piece_ids(list(chain.from_iterable(groups)))
+    # Every head's ids, then every distinct tail's: each text is two segments of them, its
+    # head's then its tail's (empty without a tail), all gathered in one pass.
+    source, group_sizes = _flat(found, groups)
+    head_sizes, tail_sizes = group_sizes[: len(heads)], group_sizes[len(heads) :]
     rows = np.array(tail_of, dtype=np.int64)
-    tail_starts = np.concatenate((np.cumsum(tail_sizes) - tail_sizes, [0])) + len(head_ids)
+    tail_starts = np.concatenate((np.cumsum(tail_sizes) - tail_sizes, [0])) + head_sizes.sum()
     tail_sizes = np.concatenate((tail_sizes, [0]))  # row -1: no tail
     starts = np.empty(2 * len(texts), dtype=np.int64)
     starts[0::2] = np.cumsum(head_sizes) - head_sizes
@@ -114,18 +115,18 @@ def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
     sizes = np.empty(2 * len(texts), dtype=np.int64)
     sizes[0::2] = head_sizes
     sizes[1::2] = tail_sizes[rows]
-    ids = np.concatenate((head_ids, tail_ids))[_ragged(starts, sizes)]
+    ids = source[_ragged(starts, sizes)]
     np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
     return ids, sizes[0::2] + sizes[1::2]
 
 
-def _flat(groups: Sequence[Sequence[str]], table: dict[str, tuple[int, ...]]) -> tuple[Any, Any]:
-    """The ids of each group of pieces end to end, and the number of ids of each group."""
+def _flat(found: list[tuple[int, ...]], groups: Sequence[Sequence[str]]) -> tuple[Any, Any]:
+    """The ids of pieces (``found``: each one's) end to end, and the number of ids of each
+    group of pieces (``groups``, whose pieces are ``found``'s, in order)."""
     from itertools import chain
 
     import numpy as np
 
-    found = list(map(table.__getitem__, chain.from_iterable(groups)))
     sizes = np.zeros(len(found) + 1, dtype=np.int64)
     sizes[1:] = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
     ends = np.cumsum(sizes)  # ids before each piece, and in all
@@ -144,26 +145,22 @@ def _ragged(starts: Any, sizes: Any) -> Any:
     return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, sizes)
 
 
-def _piece_ids(pieces: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """The token ids of each distinct piece: kept ones looked up, the others encoded in one
-    batch and kept (`_PIECES`)."""
-    kept = _PIECES
-    # Read into a table of this call's own: another thread may empty the kept pieces meanwhile.
-    table: dict[str, tuple[int, ...]] = {}
-    missing: list[str] = []
-    for key in dict.fromkeys(pieces):
-        known = kept.get(key)
-        if known is None:
-            missing.append(key)
-        else:
-            table[key] = known
-    if missing:
+def _piece_ids(pieces: list[str]) -> list[tuple[int, ...]]:
+    """The token ids of each piece: kept ones looked up, the others encoded in one batch and
+    kept (`_PIECES`)."""
+    # Looked up once: another thread may empty the kept pieces meanwhile.
+    found: list[tuple[int, ...] | None] = list(map(_PIECES.get, pieces))
+    if None in found:
+        missing = list(
+            dict.fromkeys(p for p, ids in zip(pieces, found, strict=True) if ids is None)
+        )
         encoded = dict(zip(missing, _encode(missing), strict=True))
-        table.update(encoded)
+        found = [encoded[p] if ids is None else ids for p, ids in zip(pieces, found, strict=True)]
+        kept = _PIECES
         if len(kept) + len(encoded) > _PIECES_KEPT:
             kept.clear()
         kept.update(encoded)
-    return table
+    return found  # type: ignore[return-value]  # no None left
 
 
 def _joinable(head: str, tail: str) -> bool:
