@@ -355,3 +355,36 @@ def test_copies_of_bfcl_tools_get_the_old_parts() -> None:
     copies = [t.replace(name=f"{t.name}__2") for t in tools]
     batch = [*tools, *copies]
     _assert_same_parts(search._parts(batch), _Oracle.parts(batch))
+
+
+def test_schemas_alike_in_all_but_types_or_order_get_the_old_parts() -> None:
+    """Schemas that are equal, or write out alike, but differ in a value's type (1, 1.0,
+    True, -0.0), in a list written as a tuple, in key order, or in a dict subclass are read
+    each on its own: none takes another's texts."""
+    from collections import OrderedDict
+
+    def schema(default: Any, *, reverse: bool = False, extra: Any = None) -> dict[str, Any]:
+        unit = {"type": "string", "description": "Unit.", "default": default}
+        if extra is not None:
+            unit["enum"] = extra
+        city = {"type": "string", "description": "City name."}
+        properties = {"unit": unit, "city": city} if reverse else {"city": city, "unit": unit}
+        return {"type": "object", "properties": properties}
+
+    schemas = [
+        schema(1),
+        schema(1.0),
+        schema(True),
+        schema(0.0),
+        schema(-0.0),
+        schema(1, reverse=True),
+        schema(1, extra=["c", "f"]),
+        schema(1, extra=("c", "f")),
+        OrderedDict(schema(1)),
+        schema(1),
+    ]
+    tools = [from_record({"name": f"get_weather__{n}", "description": "Weather for a city.",
+                          "parameters": s, "handler": lambda a: a})
+             for n, s in enumerate(schemas)]  # fmt: skip
+    _assert_same_parts(search._parts(tools), _Oracle.parts(tools))
+    _assert_same_parts(search._parts(tools[::-1]), _Oracle.parts(tools[::-1]))
