@@ -470,7 +470,7 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             name_terms = tokenize(name)
             whole = words(" ".join((name, *key[:3], schema))) or ["_"]
         document: Sequence[str] = (
-            Joined(name_terms * _FIELD_WEIGHTS["name"], same.document)
+            Joined(name_terms, same.document, _FIELD_WEIGHTS["name"])
             if name_terms or same.document
             else ["_"]
         )

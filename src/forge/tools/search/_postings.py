@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, NamedTuple, overload
 
 __all__ = ["Bm25", "Joined", "Live", "Postings"]
@@ -40,23 +40,25 @@ class Live(NamedTuple):
 
 
 class Joined(Sequence[str]):
-    """A document given as its own terms then a tail of terms other documents may share.
+    """A document given as its own terms (``times`` over) then a tail of terms other
+    documents may share.
 
     `Postings.add` counts the terms of each distinct tail (the same object) once per batch:
     tools that differ only by name share every term but their name's.
     """
 
-    __slots__ = ("head", "tail")
+    __slots__ = ("head", "tail", "times")
 
-    def __init__(self, head: Sequence[str], tail: Sequence[str]) -> None:
+    def __init__(self, head: Sequence[str], tail: Sequence[str], times: int = 1) -> None:
         self.head = head
         self.tail = tail
+        self.times = times
 
     def __len__(self) -> int:
-        return len(self.head) + len(self.tail)
+        return len(self.head) * self.times + len(self.tail)
 
     def __iter__(self) -> Iterator[str]:
-        return chain(self.head, self.tail)
+        return chain(*repeat(self.head, self.times), self.tail)
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -94,11 +96,11 @@ class Postings:
         """
         import numpy as np
 
-        heads, tails, rows = _split(documents)
+        heads, times, tails, rows = _split(documents)
         count = len(documents)
         head_sizes = np.fromiter(map(len, heads), dtype=np.int64, count=count)
         tail_sizes = np.fromiter(map(len, tails), dtype=np.int64, count=len(tails))
-        self.lengths[start : start + count] = head_sizes + np.append(tail_sizes, 0)[rows]
+        self.lengths[start : start + count] = head_sizes * times + np.append(tail_sizes, 0)[rows]
         head_terms = list(chain.from_iterable(heads))
         tail_terms = list(chain.from_iterable(tails))
         codes = dict.fromkeys(chain(tail_terms, head_terms), 0)
@@ -115,8 +117,9 @@ class Postings:
         sizes = np.append(sizes, 0)[rows]
         at = _ragged(firsts, sizes)
         slots = np.arange(count, dtype=np.int64)
-        # The documents' (code, slot) keys, each with a frequency: every head term once, and
-        # its tail's pairs. Sorted, a term in both sums its frequencies.
+        # The documents' (code, slot) keys, each with a frequency: every head term (as many
+        # times as the head is repeated), and its tail's pairs. Sorted, a term in both sums
+        # its frequencies.
         keys = np.concatenate(
             (
                 np.fromiter(
@@ -128,7 +131,7 @@ class Postings:
         keys *= max(count, 1)
         keys += np.concatenate((np.repeat(slots, head_sizes), np.repeat(slots, sizes)))
         keys, frequencies = _summed(
-            keys, np.concatenate((np.ones(len(head_terms), dtype=np.int64), tail_counts[at]))
+            keys, np.concatenate((np.repeat(times, head_sizes), tail_counts[at]))
         )
         flat = np.empty((len(keys), 2), dtype=np.int32)
         flat[:, 0] = keys % max(count, 1) + start
@@ -188,18 +191,20 @@ class Postings:
 
 def _split(
     documents: Sequence[Sequence[str]],
-) -> tuple[list[Sequence[str]], list[Sequence[str]], Any]:
-    """Each document's own terms, the distinct tails (by identity; a plain document's is the
-    empty tuple), and each document's tail (its position in them)."""
+) -> tuple[list[Sequence[str]], Any, list[Sequence[str]], Any]:
+    """Each document's own terms and how many times they are repeated, the distinct tails
+    (by identity; a plain document's is the empty tuple), and each document's tail (its
+    position in them)."""
     import numpy as np
 
     # Exact type checks: no ABC machinery per document.
     heads = [d.head if type(d) is Joined else d for d in documents]
+    times = [d.times if type(d) is Joined else 1 for d in documents]
     shared = [d.tail if type(d) is Joined else () for d in documents]
     known: dict[int, int] = {}
     rows = [known.setdefault(i, len(known)) for i in map(id, shared)]
     tails = list({id(tail): tail for tail in shared}.values())
-    return heads, tails, np.array(rows, dtype=np.int64)
+    return heads, np.array(times, dtype=np.int64), tails, np.array(rows, dtype=np.int64)
 
 
 def _counted(codes: Any, sizes: Any, distinct: int) -> tuple[Any, Any, Any]:
