@@ -394,7 +394,7 @@ class _SchemaReader:
                 text = _signature_text(tool)
                 return text, _signature(tool)[0], text
         try:
-            packed: bytes | None = marshal.dumps(schema)
+            packed: bytes | None = marshal.dumps(schema, 2)  # 2: no back-references
         except Exception:  # not builtin types only: compared by its JSON text alone
             packed = None
         found = self._packed.get(packed) if packed is not None else None
