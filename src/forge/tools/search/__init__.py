@@ -358,7 +358,8 @@ def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
         # text's words in turn, after the name's.
         whole = [*display_words, *tag_words, *spelled, *words(schema)]
     tail = f"{description} {parameters}"
-    return _Shared(document, whole, frozenset(description_terms), frozenset(document), tail,
+    distinct = frozenset(chain.from_iterable(fields.values()))  # the document's, once each
+    return _Shared(document, whole, frozenset(description_terms), distinct, tail,
                    not tail[-1].isspace())  # fmt: skip
 
 
@@ -488,14 +489,8 @@ def _parts(tools: list[Tool]) -> list[Parts]:
         if found is None:
             found = same.terms if same.terms.issuperset(name_key) else same.terms.union(name_key)
             term_sets[id(same), name_key] = found
-        profile = _Profile(
-            name=sets[0],
-            name_pairs=sets[1],
-            description=same.description,
-            parameters=terms,
-            terms=found,
-            kit=toolkit_key(name, display),
-        )
+        # name, name pairs, description, parameters, terms, kit (positional: a little faster)
+        profile = _Profile(*sets, same.description, terms, found, toolkit_key(name, display))
         made.append((document, whole, profile))
         # The semantic text (`_semantic_text`) as its head and the tail it shares, unless
         # stripping the joined text would change it.

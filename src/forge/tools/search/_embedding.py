@@ -87,17 +87,25 @@ def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
     import numpy as np
 
     heads: list[list[str]] = []
-    tails: dict[str, int] = {}  # each distinct tail's row
+    tail_rows: dict[str, int] = {}  # each distinct tail's row (-1: not to be cut off, `_joinable`)
+    tails: list[str] = []
     tail_of: list[int] = []  # each text's tail row (-1: none)
     for text in texts:
         if isinstance(text, str):
             heads.append(_pieces(text))
             tail_of.append(-1)
-        elif _joinable(*text):
-            heads.append(_pieces(text[0]))
-            tail_of.append(tails.setdefault(text[1], len(tails)))
+            continue
+        head, tail = text
+        row = tail_rows.get(tail)
+        if row is None:
+            row = tail_rows[tail] = len(tails) if _joinable("-", tail) else -1
+            if row >= 0:
+                tails.append(tail)
+        if row >= 0 and _joinable(head, "-"):
+            heads.append(_pieces(head))
+            tail_of.append(row)
         else:
-            heads.append(_pieces(f"{text[0]} {text[1]}"))
+            heads.append(_pieces(f"{head} {tail}"))
             tail_of.append(-1)
     tail_pieces = list(map(_pieces, tails))
     groups = [*heads, *tail_pieces]
