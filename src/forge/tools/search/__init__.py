@@ -326,8 +326,8 @@ class _Shared(NamedTuple):
     whole: list[str] | None
     """The whole-definition words after the name's (``None``: not ASCII, split whole)."""
     description: frozenset[str]
-    terms: frozenset[str]
-    """The terms of ``document``."""
+    terms: list[str]
+    """The terms of ``document`` without the weights' repeats, in order."""
     tail: str
     """The semantic text after the name (`_semantic_text`): description and parameter text."""
     clean: bool
@@ -358,8 +358,8 @@ def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
         # text's words in turn, after the name's.
         whole = [*display_words, *tag_words, *spelled, *words(schema)]
     tail = f"{description} {parameters}"
-    distinct = frozenset(chain.from_iterable(fields.values()))  # the document's, once each
-    return _Shared(document, whole, frozenset(description_terms), distinct, tail,
+    return _Shared(document, whole, frozenset(description_terms),
+                   list(chain.from_iterable(fields.values())), tail,
                    not tail[-1].isspace())  # fmt: skip
 
 
@@ -487,8 +487,9 @@ def _parts(tools: list[Tool]) -> list[Parts]:
             sets = name_sets[name_key] = (frozenset(name_key), frozenset(pairwise(name_key)))
         found = term_sets.get((id(same), name_key))
         if found is None:
-            found = same.terms if same.terms.issuperset(name_key) else same.terms.union(name_key)
-            term_sets[id(same), name_key] = found
+            # The terms added as ``frozenset(document)`` adds them (the name's first), so the
+            # set iterates in the same order: a feature sums floats over it.
+            found = term_sets[id(same), name_key] = frozenset(chain(name_key, same.terms))
         # name, name pairs, description, parameters, terms, kit (positional: a little faster)
         profile = _Profile(*sets, same.description, terms, found, toolkit_key(name, display))
         made.append((document, whole, profile))
