@@ -267,6 +267,8 @@ def words(text: str) -> list[str]:
 
 def terms_and_words(text: str) -> tuple[list[str], list[str]]:
     """``tokenize(text)`` and ``words(text)``, an ASCII text cut into runs once for both."""
+    if not text:  # most tools have no display name or tags
+        return [], []
     if not text.isascii():
         return tokenize(text), words(text)
     runs = _runs(text)

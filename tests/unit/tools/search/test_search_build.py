@@ -392,3 +392,10 @@ def test_schemas_alike_in_all_but_types_or_order_get_the_old_parts() -> None:
              for n, s in enumerate(schemas)]  # fmt: skip
     _assert_same_parts(search._parts(tools), _Oracle.parts(tools))
     _assert_same_parts(search._parts(tools[::-1]), _Oracle.parts(tools[::-1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=60), _MIXED, _IDENTIFIERS))
+def test_terms_and_words_are_tokenize_and_words(text: str) -> None:
+    """One cut of a text gives both its search terms and its words, as the two functions do."""
+    assert _tokens.terms_and_words(text) == (_tokens.tokenize(text), _tokens.words(text))
