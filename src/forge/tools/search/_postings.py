@@ -8,6 +8,10 @@ so adding or dropping a document never rewrites the other documents' entries, an
 scores exactly as an index built from scratch over the same documents (same formula, same
 integer statistics, the same additions in the same order for each document).
 
+A batch of documents is counted in one pass of numpy over term codes; documents given as a
+head and a shared tail (`Joined`: tools that differ only by name) have the tail's terms coded
+once per batch.
+
 Scores use BM25's Lucene variant (as bm25s does): ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``
 and ``tf / (k1 * (1 - b + b * dl / avgdl) + tf)``, in float64.
 
