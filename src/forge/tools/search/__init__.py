@@ -56,6 +56,7 @@ feature refers to a particular tool, word or dataset.
 from __future__ import annotations
 
 import json
+import marshal
 import math
 from collections.abc import Callable, Sequence
 from itertools import chain, pairwise
@@ -69,6 +70,7 @@ from forge.tools.search._embeddings import (
     resolve_embedding,
 )
 from forge.tools.search._intents import interleave, parts
+from forge.tools.search._postings import Joined
 from forge.tools.search._together import (
     Toolkits,
     finders,
@@ -79,7 +81,13 @@ from forge.tools.search._together import (
     toolkit_mates,
     toolkits,
 )
-from forge.tools.search._tokens import identifier_terms, split_identifier, tokenize, words
+from forge.tools.search._tokens import (
+    identifier_terms,
+    split_identifier,
+    terms_and_words,
+    tokenize,
+    words,
+)
 from forge.tools.values.categories import ToolCategory
 
 if TYPE_CHECKING:
@@ -318,27 +326,41 @@ class _Shared(NamedTuple):
     whole: list[str] | None
     """The whole-definition words after the name's (``None``: not ASCII, split whole)."""
     description: frozenset[str]
+    terms: list[str]
+    """The terms of ``document`` without the weights' repeats, in order."""
+    tail: str
+    """The semantic text after the name (`_semantic_text`): description and parameter text."""
+    clean: bool
+    """Whether ``tail`` ends in something other than whitespace."""
 
 
 def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
-    """The `_Shared` parts of a tool's texts other than its name (as `_fields` and
-    `_whole_document` split them): display name, tags, description, category, parameter text
-    and schema text."""
+    """The `_Shared` parts of a tool's texts other than its name (as `_fields`,
+    `_whole_document` and `_semantic_text` split them): display name, tags, description,
+    category, parameter text and schema text."""
     display, tags, description, category, parameters, schema = texts
+    (display_terms, display_words), (tag_terms, tag_words), (description_terms, spelled) = map(
+        terms_and_words, (display, tags, description)
+    )
     fields = {
-        "display_name": tokenize(display),
-        "tags": tokenize(tags),
-        "description": tokenize(description),
+        "display_name": display_terms,
+        "tags": tag_terms,
+        "description": description_terms,
         "category": tokenize(category),
         "params": tokenize(parameters),
     }
     document: list[str] = []
     for key, terms in fields.items():
         document.extend(terms * _FIELD_WEIGHTS[key])
-    rest = " ".join((display, tags, description, schema))
-    # ASCII words never span the space before ``rest``: the name's words then its own.
-    whole = words(rest) if rest.isascii() else None
-    return _Shared(document, whole, frozenset(fields["description"]))
+    whole = None
+    if display.isascii() and tags.isascii() and description.isascii() and schema.isascii():
+        # ASCII words never span a space: the words of the texts joined by spaces are each
+        # text's words in turn, after the name's.
+        whole = [*display_words, *tag_words, *spelled, *words(schema)]
+    tail = f"{description} {parameters}"
+    return _Shared(document, whole, frozenset(description_terms),
+                   list(chain.from_iterable(fields.values())), tail,
+                   not tail[-1].isspace())  # fmt: skip
 
 
 class _SchemaReader:
@@ -347,7 +369,10 @@ class _SchemaReader:
 
     A schema equal to one already read with the same JSON text is not walked again: equal
     schemas written out alike hold the same types where the walk looks (a tuple is not equal
-    to a list, nor ``True`` to ``"true"``), so they give the same texts.
+    to a list, nor ``True`` to ``"true"``), so they give the same texts. A schema of builtin
+    types only whose `marshal` bytes are those of one already read is neither written out nor
+    walked: the bytes spell every type, value and key order exactly, so it is the same in all
+    that matters, and `marshal` is several times faster than the JSON encoder.
     """
 
     def __init__(self) -> None:
@@ -356,6 +381,7 @@ class _SchemaReader:
         self._schema = SchemaSource
         self._encoder = json.JSONEncoder(default=str)  # json.dumps(..., default=str)
         self._read: dict[str, tuple[Any, str, list[str]]] = {}
+        self._packed: dict[bytes, tuple[str, list[str], str]] = {}
 
     def texts(self, tool: Tool) -> tuple[str, list[str], str]:
         """The tool's parameter text, parameter names and schema text."""
@@ -368,6 +394,18 @@ class _SchemaReader:
             except Exception:  # a tool whose schema cannot be built is still searchable by name
                 text = _signature_text(tool)
                 return text, _signature(tool)[0], text
+        try:
+            packed: bytes | None = marshal.dumps(schema, 2)  # 2: no back-references
+        except Exception:  # not builtin types only: compared by its JSON text alone
+            packed = None
+        found = self._packed.get(packed) if packed is not None else None
+        if found is None:
+            found = self._texts(schema)
+            if packed is not None:
+                self._packed[packed] = found
+        return found
+
+    def _texts(self, schema: Any) -> tuple[str, list[str], str]:
         try:
             text = self._encoder.encode(schema)
         except Exception:  # a schema that cannot be written out is still searchable by name
@@ -407,48 +445,61 @@ def _parts(tools: list[Tool]) -> list[Parts]:
     reader = _SchemaReader()
     shared: dict[tuple[str, str, str, str, str, str], _Shared] = {}
     parameter_terms: dict[tuple[str, ...], frozenset[str]] = {}
+    # The term sets of a name's terms, and of a name's terms with shared texts' (copies of a
+    # tool under new names often have the same terms): one object each, less to collect.
+    name_sets: dict[tuple[str, ...], tuple[frozenset[str], frozenset[tuple[str, str]]]] = {}
+    term_sets: dict[tuple[int, tuple[str, ...]], frozenset[str]] = {}
     texts: list[str | tuple[str, str]] = []
     made = []
     for tool in tools:
         parameters, names, schema = reader.texts(tool)
         meta = tool.metadata
-        display = meta.display_name or ""
-        tags = " ".join(meta.tags)
-        key = (display, tags, tool.description, meta.category.value, parameters, schema)
+        display = meta.display_name
+        key = (display or "", " ".join(meta.tags), tool.description, meta.category.value,
+               parameters, schema)  # fmt: skip
         same = shared.get(key)
         if same is None:
             same = shared[key] = _shared(key)
         name = tool.name
-        name_terms = tokenize(name)
-        document = name_terms * _FIELD_WEIGHTS["name"]
-        document += same.document
+        # Both documents as the name's terms then the tail the tools with these texts share.
         if same.whole is not None and name.isascii():
-            whole = words(name)
-            whole += same.whole
+            name_terms, name_words = terms_and_words(name)
+            whole: Sequence[str] = (
+                Joined(name_words, same.whole) if name_words or same.whole else ["_"]
+            )
         else:
-            whole = words(" ".join((name, *key[:3], schema)))
+            name_terms = tokenize(name)
+            whole = words(" ".join((name, *key[:3], schema))) or ["_"]
+        document: Sequence[str] = (
+            Joined(name_terms, same.document, _FIELD_WEIGHTS["name"])
+            if name_terms or same.document
+            else ["_"]
+        )
         named = tuple(names)
         terms = parameter_terms.get(named)
         if terms is None:
             terms = parameter_terms[named] = frozenset(
                 chain.from_iterable(map(identifier_terms, named))
             )
-        name_tuple = tuple(name_terms)
-        profile = _Profile(
-            name=frozenset(name_tuple),
-            name_pairs=frozenset(pairwise(name_tuple)),
-            description=same.description,
-            parameters=terms,
-            terms=frozenset(document),
-            kit=toolkit_key(name, tool.metadata.display_name),
-        )
-        made.append((document or ["_"], whole or ["_"], profile))
-        # The semantic text (`_semantic_text`) as its head and the tail it shares.
+        name_key = tuple(name_terms)
+        sets = name_sets.get(name_key)
+        if sets is None:
+            sets = name_sets[name_key] = (frozenset(name_key), frozenset(pairwise(name_key)))
+        found = term_sets.get((id(same), name_key))
+        if found is None:
+            # The terms added as ``frozenset(document)`` adds them (the name's first), so the
+            # set iterates in the same order: a feature sums floats over it.
+            found = term_sets[id(same), name_key] = frozenset(chain(name_key, same.terms))
+        # name, name pairs, description, parameters, terms, kit (positional: a little faster)
+        profile = _Profile(*sets, same.description, terms, found, toolkit_key(name, display))
+        made.append((document, whole, profile))
+        # The semantic text (`_semantic_text`) as its head and the tail it shares, unless
+        # stripping the joined text would change it.
         head = split_identifier(name).replace(".", " ") + "."
-        tail = f"{tool.description} {parameters}"
-        joined = f"{head} {tail}"
-        text = joined.strip()
-        texts.append((head, tail) if len(text) == len(joined) else text)
+        if same.clean and not head[0].isspace():
+            texts.append((head, same.tail))
+        else:
+            texts.append(f"{head} {same.tail}".strip())
     vectors = embed_joined(texts)
     return [Parts(fields, whole, vector, profile)
             for (fields, whole, profile), vector in zip(made, vectors, strict=True)]  # fmt: skip

@@ -41,9 +41,10 @@ class Parts(NamedTuple):
     """What the index keeps of one tool, computed once when the corpus first sees it."""
 
     fields: Sequence[str]
-    """The weighted-field BM25 document (never empty)."""
+    """The weighted-field BM25 document (never empty; a `_postings.Joined` whose tail
+    other tools of the batch may share)."""
     whole: Sequence[str]
-    """The whole-definition BM25 document (never empty)."""
+    """The whole-definition BM25 document (never empty; may be a `_postings.Joined` too)."""
     vector: Any
     """The unit-length embedding (float32 row)."""
     profile: Any

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -87,56 +87,88 @@ def _token_ids(texts: Sequence[str | tuple[str, str]]) -> tuple[Any, Any]:
     import numpy as np
 
     heads: list[list[str]] = []
-    tails: list[str | None] = []
+    tail_rows: dict[str, int] = {}  # each distinct tail's row (-1: not to be cut off, `_joinable`)
+    tails: list[str] = []
+    tail_of: list[int] = []  # each text's tail row (-1: none)
     for text in texts:
         if isinstance(text, str):
             heads.append(_pieces(text))
-            tails.append(None)
-        elif _joinable(*text):
-            heads.append(_pieces(text[0]))
-            tails.append(text[1])
+            tail_of.append(-1)
+            continue
+        head, tail = text
+        row = tail_rows.get(tail)
+        if row is None:
+            row = tail_rows[tail] = len(tails) if _joinable("-", tail) else -1
+            if row >= 0:
+                tails.append(tail)
+        if row >= 0 and _joinable(head, "-"):
+            heads.append(_pieces(head))
+            tail_of.append(row)
         else:
-            heads.append(_pieces(f"{text[0]} {text[1]}"))
-            tails.append(None)
-    tail_pieces = {tail: _pieces(tail) for tail in dict.fromkeys(tails) if tail is not None}
-    table = _piece_ids(chain(chain.from_iterable(heads), *tail_pieces.values()))
-    tail_ids = {tail: tuple(chain.from_iterable(map(table.__getitem__, pieces)))
-                for tail, pieces in tail_pieces.items()}  # fmt: skip
-    segments = [
-        [*map(table.__getitem__, head), tail_ids[tail]]
-        if tail is not None
-        else list(map(table.__getitem__, head))
-        for head, tail in zip(heads, tails, strict=True)
-    ]
-    found = list(chain.from_iterable(segments))
-    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    counts = np.fromiter(map(len, segments), dtype=np.int64, count=len(segments))
-    lengths = np.add.reduceat(sizes, np.cumsum(counts) - counts) if found else counts
-    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(sizes.sum()))
+            heads.append(_pieces(f"{head} {tail}"))
+            tail_of.append(-1)
+    tail_pieces = list(map(_pieces, tails))
+    groups = [*heads, *tail_pieces]
+    found = _piece_ids(list(chain.from_iterable(groups)))
+    # Every head's ids, then every distinct tail's: each text is two segments of them, its
+    # head's then its tail's (empty without a tail), all gathered in one pass.
+    source, group_sizes = _flat(found, groups)
+    head_sizes, tail_sizes = group_sizes[: len(heads)], group_sizes[len(heads) :]
+    rows = np.array(tail_of, dtype=np.int64)
+    tail_starts = np.concatenate((np.cumsum(tail_sizes) - tail_sizes, [0])) + head_sizes.sum()
+    tail_sizes = np.concatenate((tail_sizes, [0]))  # row -1: no tail
+    starts = np.empty(2 * len(texts), dtype=np.int64)
+    starts[0::2] = np.cumsum(head_sizes) - head_sizes
+    starts[1::2] = tail_starts[rows]
+    sizes = np.empty(2 * len(texts), dtype=np.int64)
+    sizes[0::2] = head_sizes
+    sizes[1::2] = tail_sizes[rows]
+    ids = source[_ragged(starts, sizes)]
     np.clip(ids, 0, len(_model().embedding) - 1, out=ids)
-    return ids, lengths
+    return ids, sizes[0::2] + sizes[1::2]
 
 
-def _piece_ids(pieces: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """The token ids of each distinct piece: kept ones looked up, the others encoded in one
-    batch and kept (`_PIECES`)."""
-    kept = _PIECES
-    # Read into a table of this call's own: another thread may empty the kept pieces meanwhile.
-    table: dict[str, tuple[int, ...]] = {}
-    missing: list[str] = []
-    for key in dict.fromkeys(pieces):
-        known = kept.get(key)
-        if known is None:
-            missing.append(key)
-        else:
-            table[key] = known
-    if missing:
+def _flat(found: list[tuple[int, ...]], groups: Sequence[Sequence[str]]) -> tuple[Any, Any]:
+    """The ids of pieces (``found``: each one's) end to end, and the number of ids of each
+    group of pieces (``groups``, whose pieces are ``found``'s, in order)."""
+    from itertools import chain
+
+    import numpy as np
+
+    sizes = np.zeros(len(found) + 1, dtype=np.int64)
+    sizes[1:] = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    ends = np.cumsum(sizes)  # ids before each piece, and in all
+    counts = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    bounds = ends[np.concatenate(([0], np.cumsum(counts)))]
+    ids = np.fromiter(chain.from_iterable(found), dtype=np.int64, count=int(ends[-1]))
+    return ids, np.diff(bounds)
+
+
+def _ragged(starts: Any, sizes: Any) -> Any:
+    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` of every segment, in order."""
+    import numpy as np
+
+    total = int(sizes.sum())
+    offsets = np.cumsum(sizes) - sizes
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets, sizes)
+
+
+def _piece_ids(pieces: list[str]) -> list[tuple[int, ...]]:
+    """The token ids of each piece: kept ones looked up, the others encoded in one batch and
+    kept (`_PIECES`)."""
+    # Looked up once: another thread may empty the kept pieces meanwhile.
+    found: list[tuple[int, ...] | None] = list(map(_PIECES.get, pieces))
+    if None in found:
+        missing = list(
+            dict.fromkeys(p for p, ids in zip(pieces, found, strict=True) if ids is None)
+        )
         encoded = dict(zip(missing, _encode(missing), strict=True))
-        table.update(encoded)
+        found = [encoded[p] if ids is None else ids for p, ids in zip(pieces, found, strict=True)]
+        kept = _PIECES
         if len(kept) + len(encoded) > _PIECES_KEPT:
             kept.clear()
         kept.update(encoded)
-    return table
+    return found  # type: ignore[return-value]  # no None left
 
 
 def _joinable(head: str, tail: str) -> bool:

@@ -8,6 +8,10 @@ so adding or dropping a document never rewrites the other documents' entries, an
 scores exactly as an index built from scratch over the same documents (same formula, same
 integer statistics, the same additions in the same order for each document).
 
+A batch of documents is counted in one pass of numpy over term codes; documents given as a
+head and a shared tail (`Joined`: tools that differ only by name) have the tail's terms coded
+once per batch.
+
 Scores use BM25's Lucene variant (as bm25s does): ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``
 and ``tf / (k1 * (1 - b + b * dl / avgdl) + tf)``, in float64.
 
@@ -19,11 +23,11 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Sequence
-from itertools import chain
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, repeat
+from typing import Any, NamedTuple, overload
 
-__all__ = ["Bm25", "Live", "Postings"]
+__all__ = ["Bm25", "Joined", "Live", "Postings"]
 
 
 class Live(NamedTuple):
@@ -37,6 +41,35 @@ class Live(NamedTuple):
     """Slots at or above this were given after the snapshot was taken."""
     ordered: bool
     """Whether ``slots`` is every slot below ``size``, in order (no copy needed)."""
+
+
+class Joined(Sequence[str]):
+    """A document given as its own terms (``times`` over) then a tail of terms other
+    documents may share.
+
+    `Postings.add` counts the terms of each distinct tail (the same object) once per batch:
+    tools that differ only by name share every term but their name's.
+    """
+
+    __slots__ = ("head", "tail", "times")
+
+    def __init__(self, head: Sequence[str], tail: Sequence[str], times: int = 1) -> None:
+        self.head = head
+        self.tail = tail
+        self.times = times
+
+    def __len__(self) -> int:
+        return len(self.head) * self.times + len(self.tail)
+
+    def __iter__(self) -> Iterator[str]:
+        return chain(*repeat(self.head, self.times), self.tail)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return list(self)[index]
 
 
 class Postings:
@@ -62,34 +95,61 @@ class Postings:
         """Index documents at slots ``start``, ``start + 1``, ... (above every slot added).
 
         All the documents are counted at once: each term gets a code, and one sort of the
-        (code, slot) keys gives every term's slots in order with its frequency in each.
+        (code, slot) keys gives every term's slots in order with its frequency in each. The
+        tail of a `Joined` document is counted once for all the documents sharing it.
         """
         import numpy as np
 
+        heads, times, tails, rows = _split(documents)
         count = len(documents)
-        lengths = np.fromiter(map(len, documents), dtype=np.int64, count=count)
-        self.lengths[start : start + count] = lengths
-        terms = list(chain.from_iterable(documents))
-        if not terms:
+        head_sizes = np.fromiter(map(len, heads), dtype=np.int64, count=count)
+        tail_sizes = np.fromiter(map(len, tails), dtype=np.int64, count=len(tails))
+        self.lengths[start : start + count] = head_sizes * times + np.append(tail_sizes, 0)[rows]
+        head_terms = list(chain.from_iterable(heads))
+        tail_terms = list(chain.from_iterable(tails))
+        codes = dict.fromkeys(chain(tail_terms, head_terms), 0)
+        if not codes:
             return
-        codes = dict(zip(dict.fromkeys(terms), range(len(terms)), strict=False))
-        keys = np.fromiter(map(codes.__getitem__, terms), dtype=np.int64, count=len(terms))
+        codes.update(zip(codes, range(len(codes)), strict=True))
+        # Each distinct tail's (code, frequency) pairs, then each document's, from its tail's.
+        tail_codes, tail_counts, sizes = _counted(
+            np.fromiter(map(codes.__getitem__, tail_terms), dtype=np.int64, count=len(tail_terms)),
+            tail_sizes,
+            len(codes),
+        )
+        firsts = np.append(np.cumsum(sizes) - sizes, 0)[rows]
+        sizes = np.append(sizes, 0)[rows]
+        at = _ragged(firsts, sizes)
+        slots = np.arange(count, dtype=np.int64)
+        # The documents' (code, slot) keys, each with a frequency: every head term (as many
+        # times as the head is repeated), and its tail's pairs. Sorted, a term in both sums
+        # its frequencies.
+        keys = np.concatenate(
+            (
+                np.fromiter(
+                    map(codes.__getitem__, head_terms), dtype=np.int64, count=len(head_terms)
+                ),
+                tail_codes[at],
+            )
+        )
         keys *= max(count, 1)
-        keys += np.repeat(np.arange(count, dtype=np.int64), lengths)
-        keys, frequencies = np.unique(keys, return_counts=True)
+        keys += np.concatenate((np.repeat(slots, head_sizes), np.repeat(slots, sizes)))
+        keys, frequencies = _summed(
+            keys, np.concatenate((np.repeat(times, head_sizes), tail_counts[at]))
+        )
         flat = np.empty((len(keys), 2), dtype=np.int32)
         flat[:, 0] = keys % max(count, 1) + start
         flat[:, 1] = frequencies
-        ends = [*(np.flatnonzero(np.diff(keys // max(count, 1))) + 1).tolist(), len(keys)]
+        ends = [*(8 * (np.flatnonzero(np.diff(keys // max(count, 1))) + 1)).tolist(), 8 * len(keys)]
+        data = flat.tobytes()
         pairs = self._pairs
         first = 0
         for term, end in zip(codes, ends, strict=True):
             known = pairs.get(term)
-            chunk = flat[first:end]
             if known is None:
-                pairs[term] = array("i", chunk.tobytes())
+                pairs[term] = array("i", data[first:end])
             else:
-                known.frombytes(chunk.tobytes())
+                known.frombytes(data[first:end])
             first = end
 
     def find(self, term: str, size: int) -> tuple[Any, Any] | None:
@@ -131,6 +191,56 @@ class Postings:
                 moved = np.column_stack((new[keep], flat[keep, 1])).astype(np.int32)
                 out._pairs[term] = array("i", moved.tobytes())
         return out
+
+
+def _split(
+    documents: Sequence[Sequence[str]],
+) -> tuple[list[Sequence[str]], Any, list[Sequence[str]], Any]:
+    """Each document's own terms and how many times they are repeated, the distinct tails
+    (by identity; a plain document's is the empty tuple), and each document's tail (its
+    position in them)."""
+    import numpy as np
+
+    # Exact type checks: no ABC machinery per document.
+    heads = [d.head if type(d) is Joined else d for d in documents]
+    times = [d.times if type(d) is Joined else 1 for d in documents]
+    shared = [d.tail if type(d) is Joined else () for d in documents]
+    known: dict[int, int] = {}
+    rows = [known.setdefault(i, len(known)) for i in map(id, shared)]
+    tails = list({id(tail): tail for tail in shared}.values())
+    return heads, np.array(times, dtype=np.int64), tails, np.array(rows, dtype=np.int64)
+
+
+def _counted(codes: Any, sizes: Any, distinct: int) -> tuple[Any, Any, Any]:
+    """The distinct codes of each run of ``sizes`` codes (ascending), how often each occurs
+    in its run, and how many distinct codes each run has."""
+    import numpy as np
+
+    keys = codes + np.repeat(np.arange(len(sizes), dtype=np.int64) * distinct, sizes)
+    keys, counts = np.unique(keys, return_counts=True)
+    return keys % distinct, counts, np.bincount(keys // distinct, minlength=len(sizes))
+
+
+def _summed(keys: Any, weights: Any) -> tuple[Any, Any]:
+    """The distinct ``keys`` (ascending, non-negative) and the sum of each one's ``weights``."""
+    import numpy as np
+
+    if len(keys) and int(keys.max()) < 1 << 40 and int(weights.max()) < 1 << 22:
+        packed = np.sort((keys << 22) | weights)  # a plain sort is much faster than argsort
+        keys, weights = packed >> 22, packed & ((1 << 22) - 1)
+    else:
+        order = np.argsort(keys)
+        keys, weights = keys[order], weights[order]
+    firsts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[firsts], np.add.reduceat(weights, firsts) if len(keys) else weights
+
+
+def _ragged(starts: Any, sizes: Any) -> Any:
+    """The positions ``starts[i], ..., starts[i] + sizes[i] - 1`` of every segment, in order."""
+    import numpy as np
+
+    offsets = np.cumsum(sizes) - sizes
+    return np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - offsets, sizes)
 
 
 class Bm25:

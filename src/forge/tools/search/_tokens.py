@@ -8,7 +8,7 @@ single Latin letters are dropped from ``tokenize``'s terms, and English plurals 
 folded; words of other scripts are kept as they are.
 
 An ASCII text is cut into its runs of letters and digits; each distinct run is split, and its
-terms and stems found, once and kept (the most recent ``_RUNS_KEPT``), so indexing many tools
+terms and stems found, once and kept (up to ``_RUNS_KEPT``), so indexing many tools
 splits each word of their vocabulary once instead of at every occurrence.
 """
 
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from itertools import chain, pairwise
 
-__all__ = ["identifier_terms", "split_identifier", "tokenize", "words"]
+__all__ = ["identifier_terms", "split_identifier", "terms_and_words", "tokenize", "words"]
 
 #: Where a camelCase word breaks: before a capital that follows a lowercase letter or digit, or
 #: that starts a word after a run of capitals (``HTTPServer``). Testing the capital first lets
@@ -198,15 +198,32 @@ def _terms(words: Iterable[str]) -> list[str]:
     return [term for term in map(_term, words) if term is not None]
 
 
-@lru_cache(maxsize=_RUNS_KEPT)
+class _Kept(dict[str, tuple[str, ...]]):
+    """What ``derive`` gives each run, computed on first use and kept; emptied when it would
+    hold more than ``_RUNS_KEPT``. A dict's own lookup costs a run less than `lru_cache`'s."""
+
+    def __init__(self, derive: Callable[[str], tuple[str, ...]]) -> None:
+        super().__init__()
+        self._derive = derive
+
+    def __missing__(self, run: str) -> tuple[str, ...]:
+        if len(self) >= _RUNS_KEPT:
+            self.clear()
+        found = self[run] = self._derive(run)
+        return found
+
+
 def _run_terms(run: str) -> tuple[str, ...]:
     return tuple(_terms(_run_pieces(run)))
+
+
+_RUN_TERMS = _Kept(_run_terms)
 
 
 def tokenize(text: str) -> list[str]:
     """Split text and identifiers into lowercase search terms."""
     if text.isascii():
-        return list(chain.from_iterable(map(_run_terms, _runs(text))))
+        return list(chain.from_iterable(map(_RUN_TERMS.__getitem__, _runs(text))))
     return _terms(_pieces(text))
 
 
@@ -234,13 +251,26 @@ def _stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=_RUNS_KEPT)
 def _run_stems(run: str) -> tuple[str, ...]:
     return tuple(map(_stem, _run_pieces(run)))
+
+
+_RUN_STEMS = _Kept(_run_stems)
 
 
 def words(text: str) -> list[str]:
     """Every word of text and identifiers, lowercased and stemmed, none dropped."""
     if text.isascii():
-        return list(chain.from_iterable(map(_run_stems, _runs(text))))
+        return list(chain.from_iterable(map(_RUN_STEMS.__getitem__, _runs(text))))
     return list(map(_stem, _pieces(text)))
+
+
+def terms_and_words(text: str) -> tuple[list[str], list[str]]:
+    """``tokenize(text)`` and ``words(text)``, an ASCII text cut into runs once for both."""
+    if not text:  # most tools have no display name or tags
+        return [], []
+    if not text.isascii():
+        return tokenize(text), words(text)
+    runs = _runs(text)
+    return (list(chain.from_iterable(map(_RUN_TERMS.__getitem__, runs))),
+            list(chain.from_iterable(map(_RUN_STEMS.__getitem__, runs))))  # fmt: skip

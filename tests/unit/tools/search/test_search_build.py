@@ -235,6 +235,10 @@ def _assert_same_parts(new: list[Parts], old: list[Parts]) -> None:
         assert list(ours.fields) == list(theirs.fields)
         assert list(ours.whole) == list(theirs.whole)
         assert ours.profile == theirs.profile
+        # The sets iterate in the same order too: a feature sums floats over one.
+        assert [list(ours_set) for ours_set in ours.profile[:5]] == [
+            list(their_set) for their_set in theirs.profile[:5]
+        ]
         assert ours.vector.tobytes() == theirs.vector.tobytes()
 
 
@@ -355,3 +359,43 @@ def test_copies_of_bfcl_tools_get_the_old_parts() -> None:
     copies = [t.replace(name=f"{t.name}__2") for t in tools]
     batch = [*tools, *copies]
     _assert_same_parts(search._parts(batch), _Oracle.parts(batch))
+
+
+def test_schemas_alike_in_all_but_types_or_order_get_the_old_parts() -> None:
+    """Schemas that are equal, or write out alike, but differ in a value's type (1, 1.0,
+    True, -0.0), in a list written as a tuple, in key order, or in a dict subclass are read
+    each on its own: none takes another's texts."""
+    from collections import OrderedDict
+
+    def schema(default: Any, *, reverse: bool = False, extra: Any = None) -> dict[str, Any]:
+        unit = {"type": "string", "description": "Unit.", "default": default}
+        if extra is not None:
+            unit["enum"] = extra
+        city = {"type": "string", "description": "City name."}
+        properties = {"unit": unit, "city": city} if reverse else {"city": city, "unit": unit}
+        return {"type": "object", "properties": properties}
+
+    schemas = [
+        schema(1),
+        schema(1.0),
+        schema(True),
+        schema(0.0),
+        schema(-0.0),
+        schema(1, reverse=True),
+        schema(1, extra=["c", "f"]),
+        schema(1, extra=("c", "f")),
+        OrderedDict(schema(1)),
+        schema(1),
+    ]
+    tools = [from_record({"name": f"get_weather__{n}", "description": "Weather for a city.",
+                          "parameters": s, "handler": lambda a: a})
+             for n, s in enumerate(schemas)]  # fmt: skip
+    _assert_same_parts(search._parts(tools), _Oracle.parts(tools))
+    _assert_same_parts(search._parts(tools[::-1]), _Oracle.parts(tools[::-1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=60), _MIXED, _IDENTIFIERS))
+def test_terms_and_words_are_tokenize_and_words(text: str) -> None:
+    """One cut of a text gives both its search terms and its words, as the two functions do."""
+    assert _tokens.terms_and_words(text) == (_tokens.tokenize(text), _tokens.words(text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -352,3 +352,37 @@ def test_indexing_leaves_garbage_collection_as_it_found_it(enabled: bool) -> Non
         assert (gc.isenabled(), seen) == (enabled, [False])
     finally:
         (gc.enable if was else gc.disable)()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    heads=st.lists(st.lists(TERMS, max_size=4), min_size=1, max_size=12),
+    tails=st.lists(st.lists(TERMS, max_size=8), min_size=1, max_size=3),
+    picks=st.lists(st.tuples(st.integers(0, 3), st.integers(1, 4)), min_size=12, max_size=12),
+)
+def test_joined_documents_are_indexed_as_their_terms(
+    heads: list[list[str]], tails: list[list[str]], picks: list[tuple[int, int]]
+) -> None:
+    """Documents given as a repeated head and a tail other documents share (the same object),
+    mixed with plain ones, give the pairs and lengths of their terms written out."""
+    from forge.tools.search._postings import Joined, Postings
+
+    documents: list[Sequence[str]] = []
+    for head, (pick, times) in zip(heads, picks, strict=False):
+        if pick < len(tails):
+            documents.append(Joined(head, tails[pick], times))
+        else:
+            documents.append(head)
+    spelled = [list(document) for document in documents]
+    assert [len(d) for d in documents] == [len(d) for d in spelled]
+    joined, plain = Postings(), Postings()
+    joined.reserve(len(documents))
+    plain.reserve(len(documents))
+    joined.add(0, documents)
+    plain.add(0, spelled)
+    assert joined._pairs == plain._pairs
+    assert joined.lengths.tolist() == plain.lengths.tolist()
+    for slot, document in enumerate(spelled):
+        for term in set(document):
+            slots, frequencies = joined.find(term, len(documents))
+            assert frequencies[slots.tolist().index(slot)] == document.count(term)
