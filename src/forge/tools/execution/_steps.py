@@ -57,9 +57,9 @@ def _validate(compiled: Compiled, args: Any) -> dict[str, Any]:
     validate_python = compiled.validate_python
     if validate_python is None or type(args) is not dict:
         return compiled.validate(args)
-    admits = compiled.admits
-    if admits is not None and admits(args):
-        return args.copy()  # already valid; a copy, as the validator's, for hooks to edit
+    admits, complete = compiled.admits, compiled.complete
+    if admits is not None and complete is not None and admits(args):
+        return complete(args)  # what the validator returns, without running it
     try:
         kwargs: dict[str, Any] = validate_python(args)[1]
     except Exception:

@@ -40,7 +40,10 @@ class Compiled:
     table: Table | None = None
     """The parameter table of a simple schema (set by `Tool.compiled`), read by the formats."""
     admits: Admits | None = None
-    """Says when an arguments dict is already what ``validate`` returns (`admits_for`)."""
+    """Says when an arguments dict needs no validation (`admits_for`): passed as it is, it
+    calls ``fn`` as the validator's result would."""
+    complete: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """The validator's result for arguments ``admits`` admits (parameter order, defaults)."""
 
 
 class Source(Protocol):
@@ -91,14 +94,13 @@ class FunctionSource:
         validate = arguments_validator(name, schema.validate_python)
         fn = self.fn
         if not schema.context_params:
-            return Compiled(
-                schema.parameters,
-                validate,
-                lambda kw, _ctx: fn(**kw),
-                fn,
-                schema.validate_python,
-                admits=admits_for(fn),
+            compiled = Compiled(
+                schema.parameters, validate, lambda kw, _ctx: fn(**kw), fn, schema.validate_python
             )
+            admitted = admits_for(fn)
+            if admitted is not None:
+                compiled.admits, compiled.complete = admitted
+            return compiled
         names = schema.context_params
 
         def invoke(kwargs: dict[str, Any], ctx: ExecutionContext | None) -> Any:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 
-from forge.tools import ToolRegistry, tool
+from forge.tools import ToolExecutor, ToolRegistry, tool
 from forge.tools.schema._admits import admits_for
 
 SCALARS = {"int": int, "str": str, "float": float, "bool": bool}
@@ -78,25 +78,28 @@ def arguments(draw: st.DrawFn, fn: Any) -> dict[Any, Any]:
 @given(st.data())
 def test_what_is_admitted_validates_to_itself(data: st.DataObject) -> None:
     fn, defaults = data.draw(signatures())
-    admits = admits_for(fn)
-    assert admits is not None
+    admitted = admits_for(fn)
+    assert admitted is not None
     compiled = tool(fn).compiled()
     for _ in range(5):
         args = data.draw(arguments(fn))
-        if not admits(args):
+        if not admitted.admits(args):
             continue
         kwargs = compiled.validate(dict(args))
         expected = {**{k: v for k, v in defaults.items() if k not in args}, **args}
         assert kwargs == expected
         assert {k: type(v) for k, v in kwargs.items()} == {k: type(v) for k, v in expected.items()}
+        completed = admitted.complete(args)  # what hooks are handed: the same, in the same order
+        assert list(completed.items()) == list(kwargs.items())
 
 
 def test_exact_types_only() -> None:
     def add(a: int, b: int) -> int:
         return a + b
 
-    admits = admits_for(add)
-    assert admits is not None
+    admitted = admits_for(add)
+    assert admitted is not None
+    admits = admitted.admits
     assert admits({"a": 1, "b": 2})
     assert not admits({"a": True, "b": 2})  # a bool is left to the validator (which refuses it)
     assert not admits({"a": 1.0, "b": 2})  # converted by the validator
@@ -109,8 +112,9 @@ def test_floats_must_be_finite() -> None:
     def scale(x: float, factor: float = 2.0) -> float:
         return x * factor
 
-    admits = admits_for(scale)
-    assert admits is not None
+    admitted = admits_for(scale)
+    assert admitted is not None
+    admits = admitted.admits
     assert admits({"x": 1.5})
     assert not admits({"x": math.inf})
     assert not admits({"x": math.nan})
@@ -151,3 +155,25 @@ def test_a_call_gives_the_same_result_either_way() -> None:
     failed = registry.execute_all([{"name": "shout", "arguments": {"text": "a", "times": True}}])
     assert not failed[0].success
     assert "times" in (failed[0].error or "")
+
+
+def test_hooks_see_what_the_validator_gives() -> None:
+    """Through the executor's full pipeline, a hook is handed the arguments in parameter
+    order with the defaults filled in, as when the validator ran, and may edit its own copy."""
+
+    def greet(name: str, greeting: str = "Hello", times: int = 1) -> str:
+        return f"{greeting}, {name}" * times
+
+    seen: list[dict[str, Any]] = []
+
+    class Recorder:
+        def before_call(self, call: Any) -> None:
+            seen.append(dict(call.kwargs))
+            call.kwargs["times"] = 2
+
+    registry = ToolRegistry([greet])
+    arguments = {"times": 1, "name": "Ada"}
+    result = ToolExecutor(registry, hooks=[Recorder()]).run_sync("greet", arguments)
+    assert list(seen[0].items()) == [("name", "Ada"), ("greeting", "Hello"), ("times", 1)]
+    assert result.output == "Hello, AdaHello, Ada"
+    assert arguments == {"times": 1, "name": "Ada"}  # the caller's dict is not the one edited
