@@ -384,9 +384,10 @@ class Engine(HandlerRuns):
                     result = _checked(finish(out, name))
             elif kind == 3:
                 result = _checked(call_sync(tool, compiled, kwargs, ctx))
-            else:
+            else:  # on a worker thread, which may outlive the call: its own arguments
                 seconds = seconds_for(tool, ctx, timeout)
-                result = await self._await_thread(tool, compiled, kwargs, ctx, seconds)
+                own = arguments.copy() if kwargs is arguments else kwargs
+                result = await self._await_thread(tool, compiled, own, ctx, seconds)
         return self._settled(result, name, call_id, started)
 
     def run_sync(
