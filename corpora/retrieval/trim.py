@@ -73,9 +73,12 @@ def object_schema(
 TYPES = {
     "str": "string", "string": "string", "int": "integer", "integer": "integer",
     "float": "number", "number": "number", "double": "number", "bool": "boolean",
-    "boolean": "boolean", "list": "array", "array": "array", "dict": "object",
-    "object": "object",
+    "boolean": "boolean", "list": "array", "array": "array", "tuple": "array",
+    "dict": "object", "object": "object",
 }  # fmt: skip
+
+#: Type names that allow any value: JSON Schema says that by giving no type at all.
+UNTYPED = frozenset({"any"})
 
 
 def parameter(type_name: Any, description: Any) -> dict[str, Any]:
@@ -97,7 +100,11 @@ def json_types(node: Any) -> Any:
         return node
     out = {key: json_types(value) for key, value in node.items()}
     if isinstance(node.get("type"), str):
-        out["type"] = TYPES.get(node["type"].strip().lower(), node["type"])
+        type_name = node["type"].strip().lower()
+        if type_name in UNTYPED:
+            del out["type"]
+        else:
+            out["type"] = TYPES.get(type_name, node["type"])
     return out
 
 
@@ -328,6 +335,46 @@ def hammerbench_zh(root: Path) -> tuple[list[Tool], list[Question]]:
     return list(pool.values()), list(questions.values())
 
 
+#: BFCL v1's ``parallel_multiple`` category: questions (here translated) and gold answers.
+_BFCL_PARALLEL_MULTIPLE = "gorilla_openfunctions_v1_test_parallel_multiple_function.json"
+
+
+def bfcl_zhtw(root: Path) -> tuple[list[Tool], list[Question]]:
+    """BFCL v1 ``parallel_multiple`` with its requests in Traditional Chinese.
+
+    Only the requests are translated; the functions are BFCL's, English. Each item offers a
+    few candidates, so the pool is every distinct function of the items (the first definition
+    of a name); a question's tools are the functions its gold answer calls.
+    """
+    data = root / "data"
+    items = read_jsonl(data / "zhtw" / _BFCL_PARALLEL_MULTIPLE)
+    pool: dict[str, Tool] = {}
+    for item in items:
+        for function in item["function"]:
+            text = " ".join(str(function.get("description") or "").split())
+            schema = json_types(function.get("parameters") or object_schema({}))
+            pool.setdefault(
+                function["name"],
+                {"name": function["name"], "description": text, "parameters": schema},
+            )
+    answers = {
+        row["id"]: row["ground_truth"]
+        for row in read_jsonl(data / "possible_answer" / _BFCL_PARALLEL_MULTIPLE)
+    }
+    questions = []
+    for item in items:
+        if not isinstance(item["question"], str):
+            raise SystemExit(f"bfcl-zhtw: {item['id']}: the question is not one text")
+        truth = answers.get(item["id"])
+        calls = truth if isinstance(truth, list) else [truth]  # BFCL writes both forms
+        keys = [key for call in calls if isinstance(call, dict) for key in call]
+        # a function called more than once is written with a suffix: name_1, name_2...
+        names = [key if key in pool else _CALL_SUFFIX.sub("", key) for key in keys]
+        questions.append({"id": item["id"], "query": " ".join(item["question"].split()),
+                          "tools": unique(names)})  # fmt: skip
+    return list(pool.values()), questions
+
+
 def toolbench(root: Path) -> tuple[list[Tool], list[Question]]:
     """ToolBench's solvable test queries (StableToolBench): RapidAPI marketplace endpoints."""
     tools: dict[str, Tool] = {}
@@ -363,6 +410,7 @@ SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]]
     "acebench-zh": (acebench_zh, "LICENSE.md"),
     "toolbench": (toolbench, "LICENSE"),
     "hammerbench-zh": (hammerbench_zh, "LICENSE"),
+    "bfcl-zhtw": (bfcl_zhtw, "LICENSE.txt"),
 }
 
 

@@ -59,6 +59,11 @@ def test_type_names_become_json_schema_types(trim: ModuleType) -> None:
     assert trim.json_types(schema) == {
         "type": "object", "properties": {"x": {"type": "array", "items": {"type": "string"}}}
     }  # fmt: skip
+    loose = {"type": "dict", "properties": {"p": {"type": "tuple"}, "v": {"type": "any"}}}
+    assert trim.json_types(loose) == {
+        "type": "object",
+        "properties": {"p": {"type": "array"}, "v": {}},
+    }
     assert trim.parameter("STRING", " the id ") == {"type": "string", "description": "the id"}
     assert trim.parameter("DATE (YYYY-MM-DD)", None) == {}
 
@@ -87,3 +92,38 @@ def test_rebuilds_a_set_from_a_checkout(trim: ModuleType, tmp_path: Path) -> Non
         {"name": "FinanceTool", "description": "Stock prices."}
     )
     assert len((dest / "SHA256SUMS").read_text("utf-8").splitlines()) == 3
+
+
+def test_bfcl_zhtw_reader_counts_repeated_calls_once(trim: ModuleType, tmp_path: Path) -> None:
+    """Gold calls ``name_1``, ``name_2`` are one tool; an answer naming no function drops out."""
+    root = tmp_path / "checkout"
+    for folder in ("zhtw", "possible_answer"):
+        (root / "data" / folder).mkdir(parents=True)
+    (root / "LICENSE.txt").write_text("Apache\n", encoding="utf-8")
+    area = {"name": "area", "description": "Area  of a shape.",
+            "parameters": {"type": "dict", "properties": {"r": {"type": "float"}}}}  # fmt: skip
+    time = {"name": "clock.now", "description": "The time.", "parameters": {"type": "dict"}}
+    items = [
+        {"id": "pm_0", "question": "算面積\n再看時間。", "function": [area, time]},
+        {"id": "pm_1", "question": "兩個面積", "function": [time, {**area, "description": "x"}]},
+        {"id": "pm_2", "question": "找牌", "function": [area]},
+    ]
+    answers = [
+        {"id": "pm_0", "ground_truth": {"clock.now": {}, "area_1": {"r": [1]}, "area_2": {}}},
+        {"id": "pm_1", "ground_truth": {"area_1": {"r": [1]}, "area_2": {"r": [2]}}},
+        {"id": "pm_2", "ground_truth": {"area": {}, "deck": [[]]}},
+    ]
+    file = trim._BFCL_PARALLEL_MULTIPLE
+    for folder, rows in (("zhtw", items), ("possible_answer", answers)):
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        (root / "data" / folder / file).write_text(text, encoding="utf-8")
+    dest = tmp_path / "bfcl-zhtw"
+    assert trim.trim("bfcl-zhtw", root, dest) == (2, 2)
+    rows = [json.loads(line) for line in (dest / "queries.jsonl").read_text("utf-8").splitlines()]
+    assert {row["id"]: (row["query"], row["tools"]) for row in rows} == {
+        "pm_0": ("算面積 再看時間。", ["clock.now", "area"]), "pm_1": ("兩個面積", ["area"])
+    }  # fmt: skip
+    first = json.loads((dest / "tools.jsonl").read_text("utf-8").splitlines()[0])
+    assert first == {"name": "area", "description": "Area of a shape.", "parameters": {
+        "type": "object", "properties": {"r": {"type": "number"}}}}  # fmt: skip
+    assert (dest / "LICENSE").read_text("utf-8") == "Apache\n"
