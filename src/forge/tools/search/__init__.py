@@ -69,6 +69,7 @@ from forge.tools.search._embeddings import (
     Embedding,
     resolve_embedding,
 )
+from forge.tools.search._glosses import glosses
 from forge.tools.search._intents import interleave, parts
 from forge.tools.search._postings import Joined
 from forge.tools.search._together import (
@@ -600,7 +601,8 @@ class SearchIndex:
             mates = toolkit_mates(self._toolkits(), [whole, *ranked], TOOLKIT_HEADS)
             if mates:
                 rankings.insert(1, mates)
-            top = whole[:WHOLE_FIRST] + interleave(rankings, limit, skip=whole[:WHOLE_FIRST])
+            first = whole[: min(WHOLE_FIRST, limit)]
+            top = first + interleave(rankings, limit, skip=first)
         found = [j for j in self._finders(query, top[:FINDER_HEADS], depth, category, tags)
                  if j not in top][: limit - 1]  # fmt: skip
         if found:
@@ -689,6 +691,9 @@ class SearchIndex:
         """The candidate tool positions for a query and their feature rows (``FEATURES``)."""
         import numpy as np
 
+        extra = glosses(query)  # a Chinese request's English words: tools in English match
+        if extra:
+            query = f"{query} {extra}"
         terms = tokenize(query)
         width = len(FEATURES) + (len(EMBEDDING_FEATURES) if self._embedding is not None else 0)
         none = np.zeros(0, dtype=np.int64), np.zeros((0, width))

@@ -8,7 +8,7 @@ import pytest
 
 from forge.tools import ToolRegistry, from_record
 from forge.tools.search import tokenize
-from forge.tools.search._intents import parts
+from forge.tools.search._intents import interleave, parts
 from forge.tools.search._together import (
     TOOLKIT_MAX,
     id_given,
@@ -49,6 +49,10 @@ def has_terms(text: str) -> bool:
         ("帮我查询订单状态\uff0c并取消这个订单", ["帮我查询订单状态", "取消这个订单"]),
         ("先登录系统\uff0c再查看余额\uff0c同时把结果发给我",
          ["先登录系统", "查看余额", "把结果发给我"]),
+        ("先查詢訂單狀態\uff0c然後取消這個訂單", ["先查詢訂單狀態", "取消這個訂單"]),  # traditional
+        ("計算面積。之後\uff0c告訴我時差", ["計算面積", "告訴我時差"]),  # after a sentence
+        ("首先\uff0c預訂酒店。其次\uff0c查時差。第三\uff0c計算BMI",
+         ["首先\uff0c預訂酒店", "查時差", "計算BMI"]),  # ordinals with a comma
     ],
 )  # fmt: skip
 def test_steps_are_cut_at_the_sequencing_words_of_other_languages(
@@ -61,6 +65,7 @@ def test_chinese_and_or_again_cut_only_after_a_comma() -> None:
     """并 and 再 are parts of common words (合并: merge); alone after a comma they chain steps."""
     assert parts("合并两个文件并发送", has_terms) == ["合并两个文件并发送"]
     assert parts("Dann ist es gut", has_terms) == ["Dann ist es gut"]  # one part has terms
+    assert parts("第二天的天氣怎麼樣", has_terms) == ["第二天的天氣怎麼樣"]  # "the second day"
 
 
 def test_toolkits_are_name_prefixes_of_a_few_tools() -> None:
@@ -144,3 +149,11 @@ def test_a_multi_step_request_brings_the_toolkit_of_its_best_tools() -> None:
     found = [t.name for t in registry.search(query, limit=10)]
     assert {"mail__send_message", "weather__forecast", "mail__list_mailboxes"} <= set(found), found
     assert "mail__list_mailboxes" not in [t.name for t in registry.search(query, limit=15)][10:]
+    for limit in range(1, len(registry) + 2):  # however short the list, it keeps to the limit
+        assert len(registry.search(query, limit=limit)) == min(limit, len(registry))
+
+
+def test_interleave_stops_when_the_skipped_tools_fill_the_limit() -> None:
+    assert interleave([[1, 2], [3, 4]], limit=2, skip=[7, 8]) == []
+    assert interleave([[1, 2], [3, 4]], limit=3, skip=[7, 8]) == [1]
+    assert interleave([[1, 2], [2, 4]], limit=9) == [1, 2, 4]
