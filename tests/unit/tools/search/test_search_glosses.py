@@ -45,6 +45,11 @@ def test_simplified_and_traditional_words_have_the_same_english() -> None:
     assert glosses("查询天气") == glosses("查詢天氣")
 
 
+def test_fewer_senses_give_fewer_words() -> None:
+    assert glosses("查询", senses=1) == "check"
+    assert glosses("查询").startswith("check inquire")
+
+
 def test_only_chinese_characters_are_glossed() -> None:
     assert glosses("weather in Paris") == ""
     assert glosses("") == ""
@@ -56,9 +61,11 @@ def test_glosses_hold_english_alone() -> None:
     table = _glosses._DICTIONARY.table()
     assert table is not None
     assert len(table) > 100_000
-    leftovers = [v for v in table.values() if _HAN.search(v) or re.search(r"[\[\]|]", v)]
+    senses = [sense for found in table.values() for sense in found]
+    assert all(1 <= len(found) <= _glosses.SENSES for found in table.values())
+    leftovers = [s for s in senses if _HAN.search(s) or re.search(r"[\[\]|]", s)]
     assert leftovers == []
-    assert not any(v.startswith("CL:") for v in table.values())
+    assert not any(s.startswith("CL:") for s in senses)  # measure words: no meaning
 
 
 @settings(max_examples=200, deadline=None)
@@ -96,7 +103,11 @@ def test_each_step_of_a_chinese_request_finds_its_tool(registry: ToolRegistry) -
 
 
 def test_relevance_reads_the_glosses(registry: ToolRegistry) -> None:
+    """A long Chinese request covers few of its glossed terms, but its first senses do."""
     assert registry.search("明天的天气", limit=3, relevant_only=True)
+    query = "请问你能不能帮我把这段很长的中文说明文字翻译成法语然后告诉我"
+    assert "translate_text" in names(registry, query, limit=1) + names(registry, query, 3)
+    assert registry.search(query, limit=3, relevant_only=True)
 
 
 @pytest.fixture
@@ -126,9 +137,9 @@ def test_the_dictionary_is_read_once_by_many_threads(monkeypatch: pytest.MonkeyP
     reads: list[int] = []
     started = threading.Barrier(8)
 
-    def read() -> dict[str, str]:
+    def read() -> dict[str, tuple[str, ...]]:
         reads.append(1)
-        return {"天气": "weather"}
+        return {"天气": ("weather",)}
 
     monkeypatch.setattr(_glosses, "_read", read)
     dictionary = _glosses._Dictionary()
@@ -144,4 +155,4 @@ def test_the_dictionary_is_read_once_by_many_threads(monkeypatch: pytest.MonkeyP
     for thread in threads:
         thread.join()
     assert reads == [1]
-    assert found == [{"天气": "weather"}] * 8
+    assert found == [{"天气": ("weather",)}] * 8
