@@ -48,14 +48,14 @@ def _read() -> dict[str, tuple[str, ...]] | None:
         return None
     senses: dict[str, list[str]] = {}
     for entry in CcCedict().get_entries():
-        kept = [s for s in entry["definitions"] if s.strip() and not _POINTER.match(s)]
+        meanings = [s for s in entry["definitions"] if s.strip() and not _POINTER.match(s)]
         for form in {entry["simplified"], entry["traditional"]}:
-            senses.setdefault(form, []).extend(kept)
+            senses.setdefault(form, []).extend(meanings)
     table: dict[str, tuple[str, ...]] = {}
     for form, found in senses.items():
-        kept = tuple(w for w in map(_sense_words, found[:SENSES]) if w)
-        if kept:
-            table[form] = kept
+        words = tuple(w for w in map(_sense_words, found[:SENSES]) if w)
+        if words:
+            table[form] = words
     return table
 
 
