@@ -401,6 +401,41 @@ def toolbench(root: Path) -> tuple[list[Tool], list[Question]]:
     return list(tools.values()), questions
 
 
+def _nestools_tool(api: dict[str, Any]) -> Tool:
+    properties = {
+        key: parameter(value.get("type"), value.get("description"))
+        for key, value in api["parameters"].items()
+    }
+    text = " ".join(str(api.get("api_description") or "").split())
+    schema = object_schema(properties, api.get("required", ()))
+    return {"name": api["api_name"], "description": text, "parameters": schema}
+
+
+def nestools(root: Path) -> tuple[list[Tool], list[Question]]:
+    """NesTools: nested calls, where a later call's arguments are an earlier call's results.
+
+    Each item defines the few functions it calls; the pool is every distinct name (its first
+    definition). Some names are defined differently by different items (``clean_up``: a
+    schedule in one, a kitchen in another); an item that calls a function as it defines it
+    differently from the pool asks for a tool the set does not have, so its question is left
+    out. A question's tools are the functions its gold calls make, in call order.
+    """
+    items = read_jsonl(root / "data" / "test_data.jsonl")
+    pool: dict[str, Tool] = {}
+    for item in items:
+        for api in item["api"]:
+            pool.setdefault(api["api_name"], _nestools_tool(api))
+    questions = []
+    for item in items:
+        own = {api["api_name"]: _nestools_tool(api) for api in item["api"]}
+        names = unique(call["api_name"] for call in item["call"])
+        if any(own.get(name) != pool.get(name) for name in names):
+            continue
+        questions.append({"id": f"test-{item['test_id']}", "query": " ".join(item["task"].split()),
+                          "tools": names})  # fmt: skip
+    return list(pool.values()), questions
+
+
 #: Each set: its reader and the repository path of its licence.
 SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]] = {
     "metatool": (metatool, "LICENSE"),
@@ -411,6 +446,7 @@ SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]]
     "toolbench": (toolbench, "LICENSE"),
     "hammerbench-zh": (hammerbench_zh, "LICENSE"),
     "bfcl-zhtw": (bfcl_zhtw, "LICENSE.txt"),
+    "nestools": (nestools, "LICENSE"),
 }
 
 

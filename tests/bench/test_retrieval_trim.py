@@ -127,3 +127,40 @@ def test_bfcl_zhtw_reader_counts_repeated_calls_once(trim: ModuleType, tmp_path:
     assert first == {"name": "area", "description": "Area of a shape.", "parameters": {
         "type": "object", "properties": {"r": {"type": "number"}}}}  # fmt: skip
     assert (dest / "LICENSE").read_text("utf-8") == "Apache\n"
+
+
+def test_nestools_reader_keeps_call_order_and_drops_redefined_tools(
+    trim: ModuleType, tmp_path: Path
+) -> None:
+    """Tools in call order, once each; an item defining a pooled name differently drops out."""
+    root = tmp_path / "checkout"
+    (root / "data").mkdir(parents=True)
+    (root / "LICENSE").write_text("Apache\n", encoding="utf-8")
+    find = {"api_name": "find_movie", "api_description": "Find a  movie.",
+            "parameters": {"title": {"type": "str", "description": "its title"}},
+            "required": ["title"], "responses": {"movie_id": {"type": "int"}}}  # fmt: skip
+    cast = {"api_name": "get_cast", "api_description": "A movie's cast.",
+            "parameters": {"movie_id": {"type": "int", "description": "the movie"}},
+            "required": ["movie_id"], "responses": {}}  # fmt: skip
+    other_find = {**find, "api_description": "Find a film festival."}
+    items = [
+        {"test_id": 1, "task": "Who plays in\n Alien?", "api": [find, cast], "call": [
+            {"api_name": "get_cast", "parameters": {"movie_id": "API_call_0"}},
+            {"api_name": "find_movie", "parameters": {"title": "Alien"}},
+            {"api_name": "get_cast", "parameters": {"movie_id": "API_call_0"}}]},
+        {"test_id": 2, "task": "Cast of the festival film", "api": [other_find, cast], "call": [
+            {"api_name": "find_movie", "parameters": {}},
+            {"api_name": "get_cast", "parameters": {"movie_id": "API_call_0"}}]},
+    ]  # fmt: skip
+    text = "".join(json.dumps(row) + "\n" for row in items)
+    (root / "data" / "test_data.jsonl").write_text(text, encoding="utf-8")
+    dest = tmp_path / "nestools"
+    assert trim.trim("nestools", root, dest) == (2, 1)
+    rows = [json.loads(line) for line in (dest / "queries.jsonl").read_text("utf-8").splitlines()]
+    assert rows == [
+        {"id": "test-1", "query": "Who plays in Alien?", "tools": ["get_cast", "find_movie"]}
+    ]
+    first = json.loads((dest / "tools.jsonl").read_text("utf-8").splitlines()[0])
+    assert first == {"name": "find_movie", "description": "Find a movie.", "parameters": {
+        "type": "object", "properties": {"title": {"type": "string", "description": "its title"}},
+        "required": ["title"]}}  # fmt: skip
