@@ -630,3 +630,23 @@ def servers_documents(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, str], 
                                                   secret(index, "ENV")}}  # fmt: skip
         servers[draw(st.sampled_from([f"s{index}", "x y", "ü", "a.b"]))] = entry
     return {"mcpServers": servers}, environ, secrets
+
+
+_QUERY_PIECES = st.sampled_from(
+    ["查询北京的天气", "然后", "\uff0c", "\u3002", "並且", "第二\uff0c", "預訂機票", "天気を調べて",
+     "weather", "then", "and then", "finally", "; ", "\n", "1. ", "movie_id 42", "id",
+     "search", "\u0301", "\u200b", "\ufeff", "\ud800", "\x00", "\x1b[31m", "..", "!!!", " "]
+)  # fmt: skip
+
+
+@st.composite
+def search_queries(draw: st.DrawFn) -> tuple[str, int]:
+    """A search request (any text, biased to step words, Chinese and odd characters) and a
+    limit; now and then tens of thousands of characters or a hundred steps."""
+    pieces = draw(st.lists(_QUERY_PIECES | st.text(max_size=12), max_size=30))
+    text = "".join(pieces)
+    size = draw(st.sampled_from([0, 0, 0, 100, 20_000]))
+    if size:
+        text = (text or "天气") * (size // max(len(text), 1) + 1)
+    limit = draw(st.sampled_from([1, 2, 3, 10, 50]))
+    return text[: max(size, len(text))], limit

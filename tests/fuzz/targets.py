@@ -45,6 +45,7 @@ from tests.fuzz.strategies import (
     openapi_documents,
     parameter_schemas,
     schema_bombs,
+    search_queries,
     servers_documents,
     turn_messages,
 )
@@ -380,6 +381,41 @@ def check_servers(case: tuple[dict[str, Any], dict[str, str], list[str]]) -> Non
         assert all("\0" not in v for v in server.env.values())
 
 
+def _searched_registry() -> ToolRegistry:
+    """Tools described in English and in Chinese, two of a toolkit, one that needs an id."""
+
+    def record(name: str, description: str, required: tuple[str, ...] = ()) -> Any:
+        properties = {p: {"type": "string"} for p in required}
+        schema = {"type": "object", "properties": properties, "required": list(required)}
+        return from_record({"name": name, "description": description, "parameters": schema,
+                            "handler": lambda args: args})  # fmt: skip
+
+    return ToolRegistry([
+        record("get_weather", "The weather forecast for a city."),
+        record("book_flight", "Book a flight ticket."),
+        record("movies__details", "A movie's details.", ("movie_id",)),
+        record("movies__search", "Search movies by title."),
+        record("send_mail", "发送电子邮件"),
+        record("translate", "翻译文本"),
+    ])  # fmt: skip
+
+
+_SEARCHED = _searched_registry()
+
+
+def check_search(case: tuple[str, int]) -> None:
+    """``search`` gives at most ``limit`` distinct tools of the registry, the same each time,
+    for any text; with ``relevant_only`` a subset of the plain ranking's; never raises."""
+    query, limit = case
+    names = set(_SEARCHED.names())
+    found = [t.name for t in _SEARCHED.search(query, limit=limit)]
+    assert len(found) == len(set(found)) <= limit, found
+    assert set(found) <= names, found
+    assert found == [t.name for t in _SEARCHED.search(query, limit=limit)]
+    relevant = [t.name for t in _SEARCHED.search(query, limit=limit, relevant_only=True)]
+    assert relevant in ([], found), (relevant, found)
+
+
 def _targets() -> dict[str, Target]:
     found: list[Target] = []
     for provider in (None, *PROVIDERS):
@@ -413,6 +449,8 @@ def _targets() -> dict[str, Target]:
                "import_openapi on mutated documents (mapping, JSON, YAML)"),
         Target("gateway-secrets", servers_documents(), check_servers,
                "parse_servers on credentials with hostile edges"),
+        Target("search-queries", search_queries(), check_search,
+               "registry.search on any request text: steps, Chinese, odd characters, huge"),
     ]  # fmt: skip
     return {t.name: t for t in found}
 

