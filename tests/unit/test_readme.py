@@ -333,6 +333,15 @@ def test_search_finds_a_currency_converter_by_meaning() -> None:
     assert [t.name for t in with_examples.search(query[1])][:2] == [name, query[2]]
 
 
+def test_the_readme_searches_find_the_currency_tool_in_english_and_chinese() -> None:
+    """The README's ``forge-tools search`` lines, on the bundled tools they search."""
+    queries = re.findall(r'forge-tools search "([^"]+)"', README.read_text(encoding="utf-8"))
+    assert len(queries) == 2
+    assert any(re.search("[\u4e00-\u9fff]", q) for q in queries)  # one is in Chinese
+    for query in queries:
+        assert [t.name for t in example_registry().search(query)][:1] == ["exchange_rate"], query
+
+
 def test_install_instructions_name_the_wheel_that_is_built() -> None:
     """The wheel named in the docs matches the project's version; no PyPI install is shown."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
