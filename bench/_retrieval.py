@@ -33,6 +33,7 @@ SPLIT: dict[str, Literal["development", "held-out"]] = {
     "hammerbench-zh": "development",  # Chinese mobile-app requests, English dotted names
     "bfcl-zhtw": "development",  # BFCL parallel_multiple, requests in Traditional Chinese
     "nestools": "development",  # nested calls: later calls take earlier results
+    "nestful": "development",  # RapidAPI/SGD call chains whose lookups the request leaves out
     "apibench-hf": "held-out",  # an ML model hub: task descriptions against model cards
     "restbench": "held-out",  # REST endpoints; requests need a lookup step they do not name
     "acebench-zh": "held-out",  # Chinese requests and descriptions, English function names

@@ -436,6 +436,59 @@ def nestools(root: Path) -> tuple[list[Tool], list[Question]]:
     return list(pool.values()), questions
 
 
+#: NESTFUL's parts whose requests keep to their goal, and the files of every part's functions.
+NESTFUL_QUESTIONS = ("executable/executable", "non-executable/non-executable-sgd")
+NESTFUL_SPECS = (*NESTFUL_QUESTIONS, "non-executable/non-executable-glaive")
+#: Endpoints of a held-out set's service (RestBench's Spotify), left out with their questions.
+NESTFUL_LEFT_OUT = ("Spotify",)
+#: The parameter groups a NESTFUL function may define (RapidAPI endpoints split them by place).
+_NESTFUL_PARAMETERS = ("parameters", "arguments", "path_parameters", "query_parameters")
+
+
+def _nestful_tool(spec: dict[str, Any]) -> Tool:
+    properties, required = {}, []
+    for group in _NESTFUL_PARAMETERS:
+        for key, value in (spec.get(group) or {}).items():
+            properties[key] = parameter(value.get("type"), value.get("description"))
+            if value.get("required"):
+                required.append(key)
+    text = " ".join(str(spec.get("description") or "").split())
+    return {"name": spec["name"], "description": text,
+            "parameters": object_schema(properties, required)}  # fmt: skip
+
+
+def nestful(root: Path) -> tuple[list[Tool], list[Question]]:
+    """NESTFUL: sequences of API calls where a later call takes an earlier call's output.
+
+    The pool is every function of the three parts (a name defined twice is defined alike).
+    The questions are those of the RapidAPI (``executable``) and SGD parts, which mostly name
+    only their goal and leave the lookups implicit; the Glaive part's requests spell out every
+    step ("..., then calculate ..."), so its questions are left out and its functions stay in
+    the pool. The Spotify endpoints are left out (a held-out set is built on Spotify's API), so
+    the questions that call them name an undefined tool and are dropped. A question's tools are
+    the distinct functions its gold sequence calls, in call order (``var_result``, which only
+    gathers the answer, is not a function).
+    """
+    pool: dict[str, Tool] = {}
+    for part in NESTFUL_SPECS:
+        specs = json.loads((root / "data" / f"{part}-spec.json").read_text(encoding="utf-8"))
+        for spec in specs:
+            if spec["name"].startswith(NESTFUL_LEFT_OUT):
+                continue
+            tool = pool.setdefault(spec["name"], _nestful_tool(spec))
+            if tool != _nestful_tool(spec):
+                raise SystemExit(f"nestful: {spec['name']} is defined twice, differently")
+    questions = []
+    for part in NESTFUL_QUESTIONS:
+        items = json.loads((root / "data" / f"{part}-data.json").read_text(encoding="utf-8"))
+        for index, item in enumerate(items):
+            names = unique(call["name"] for call in item["output"] if call["name"] != "var_result")
+            prefix = Path(part).name.removeprefix("non-executable-")
+            questions.append({"id": f"{prefix}-{index}", "query": " ".join(item["input"].split()),
+                              "tools": names})  # fmt: skip
+    return list(pool.values()), questions
+
+
 #: Each set: its reader and the repository path of its licence.
 SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]] = {
     "metatool": (metatool, "LICENSE"),
@@ -447,6 +500,7 @@ SETS: dict[str, tuple[Callable[[Path], tuple[list[Tool], list[Question]]], str]]
     "hammerbench-zh": (hammerbench_zh, "LICENSE"),
     "bfcl-zhtw": (bfcl_zhtw, "LICENSE.txt"),
     "nestools": (nestools, "LICENSE"),
+    "nestful": (nestful, "LICENSE"),
 }
 
 

@@ -164,3 +164,79 @@ def test_nestools_reader_keeps_call_order_and_drops_redefined_tools(
     assert first == {"name": "find_movie", "description": "Find a movie.", "parameters": {
         "type": "object", "properties": {"title": {"type": "string", "description": "its title"}},
         "required": ["title"]}}  # fmt: skip
+
+
+def test_nestful_reader_merges_parameter_groups_and_leaves_out_glaive_and_spotify(
+    trim: ModuleType, tmp_path: Path
+) -> None:
+    """Every part's functions pool; Glaive questions and Spotify-calling ones drop out."""
+    root = tmp_path / "checkout"
+    for part in ("executable", "non-executable"):
+        (root / "data" / part).mkdir(parents=True)
+    (root / "LICENSE").write_text("Apache\n", encoding="utf-8")
+    search = {"name": "SkySearchAirport", "description": "Find an  airport.", "method": "GET",
+              "query_parameters": {"query": {"type": "string", "description": "a city",
+                                             "required": True}},
+              "output_parameters": {"skyId": {"type": "string"}}}  # fmt: skip
+    flights = {"name": "SkyFlights", "description": "Flights on a route.",
+               "path_parameters": {"origin": {"type": "string", "required": True}},
+               "query_parameters": {"date": {"type": "string", "required": False}}}  # fmt: skip
+    artist = {"name": "Spotify_Artist", "description": "An artist.", "query_parameters": {}}
+    reserve = {"name": "Hotels.Reserve", "description": "Reserve a hotel",
+               "arguments": {"hotel": {"description": "its name", "required": True}}}  # fmt: skip
+    square = {"name": "square", "description": "Square a number.",
+              "parameters": {"x": {"type": "number", "description": "the number"}}}  # fmt: skip
+    data = {
+        "executable/executable": ([search, flights, artist], [
+            {"input": "Flights from\n Oslo", "output": [
+                {"name": "SkySearchAirport", "arguments": {"query": "Oslo"}, "label": "var1"},
+                {"name": "SkyFlights", "arguments": {"origin": "$var1.skyId$"}, "label": "var2"},
+                {"name": "SkySearchAirport", "arguments": {"query": "Rome"}, "label": "var3"},
+                {"name": "var_result", "arguments": {"flights": "$var2$"}}]},
+            {"input": "Albums of Queen", "output": [
+                {"name": "Spotify_Artist", "arguments": {}, "label": "var1"},
+                {"name": "var_result", "arguments": {"artist": "$var1$"}}]}]),
+        "non-executable/non-executable-sgd": ([reserve], [
+            {"input": "Book a hotel", "output": [
+                {"name": "Hotels.Reserve", "arguments": {"hotel": "Ritz"}, "label": "var1"}]}]),
+        "non-executable/non-executable-glaive": ([square, square], [
+            {"input": "Square 3", "output": [{"name": "square", "arguments": {"x": 3}}]}]),
+    }  # fmt: skip
+    for part, (specs, items) in data.items():
+        (root / "data" / f"{part}-spec.json").write_text(json.dumps(specs), encoding="utf-8")
+        (root / "data" / f"{part}-data.json").write_text(json.dumps(items), encoding="utf-8")
+    dest = tmp_path / "nestful"
+    assert trim.trim("nestful", root, dest) == (4, 2)
+    rows = [json.loads(line) for line in (dest / "queries.jsonl").read_text("utf-8").splitlines()]
+    assert sorted((row["id"], row["query"], row["tools"]) for row in rows) == [
+        ("executable-0", "Flights from Oslo", ["SkySearchAirport", "SkyFlights"]),
+        ("sgd-0", "Book a hotel", ["Hotels.Reserve"]),
+    ]
+    tools = [json.loads(line) for line in (dest / "tools.jsonl").read_text("utf-8").splitlines()]
+    assert [tool["name"] for tool in tools] == ["SkySearchAirport", "SkyFlights",
+                                                "Hotels.Reserve", "square"]  # fmt: skip
+    query = {"type": "string", "description": "a city"}
+    assert tools[0] == {"name": "SkySearchAirport", "description": "Find an airport.",
+                        "parameters": {"type": "object", "properties": {"query": query},
+                                       "required": ["query"]}}  # fmt: skip
+    origin_date = {"origin": {"type": "string"}, "date": {"type": "string"}}
+    assert tools[1]["parameters"] == {"type": "object", "properties": origin_date,
+                                      "required": ["origin"]}  # fmt: skip
+    assert tools[2]["parameters"]["required"] == ["hotel"]
+
+
+def test_nestful_reader_refuses_a_function_defined_twice_differently(
+    trim: ModuleType, tmp_path: Path
+) -> None:
+    root = tmp_path / "checkout"
+    for part in ("executable", "non-executable"):
+        (root / "data" / part).mkdir(parents=True)
+    square = {"name": "square", "description": "Square a number."}
+    other = {"name": "square", "description": "A square room."}
+    for part in ("executable/executable", "non-executable/non-executable-sgd",
+                 "non-executable/non-executable-glaive"):  # fmt: skip
+        specs = [square, other] if part.endswith("glaive") else []
+        (root / "data" / f"{part}-spec.json").write_text(json.dumps(specs), encoding="utf-8")
+        (root / "data" / f"{part}-data.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(SystemExit, match="square is defined twice, differently"):
+        trim.trim("nestful", root, tmp_path / "nestful")
