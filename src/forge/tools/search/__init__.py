@@ -158,6 +158,12 @@ _FIELD_WEIGHTS = {
 }
 
 
+def _glossed_terms(description: str) -> list[str]:
+    """The terms of a description's English glosses (`_glosses`): a description with Chinese
+    words is found by a request in English, and by one in Chinese through its own glosses."""
+    return [] if description.isascii() else tokenize(glosses(description))
+
+
 def _fields(tool: Tool, parameters: str) -> dict[str, list[str]]:
     """The terms of each weighted field, given the tool's ``_parameter_text``."""
     meta = tool.metadata
@@ -169,7 +175,9 @@ def _fields(tool: Tool, parameters: str) -> dict[str, list[str]]:
         "category": meta.category.value,
         "params": parameters,
     }
-    return {key: tokenize(text) for key, text in texts.items()}
+    fields = {key: tokenize(text) for key, text in texts.items()}
+    fields["description"] += _glossed_terms(tool.description)
+    return fields
 
 
 def _document(tool: Tool, fields: dict[str, list[str]] | None = None) -> list[str]:
@@ -343,6 +351,7 @@ def _shared(texts: tuple[str, str, str, str, str, str]) -> _Shared:
     (display_terms, display_words), (tag_terms, tag_words), (description_terms, spelled) = map(
         terms_and_words, (display, tags, description)
     )
+    description_terms += _glossed_terms(description)
     fields = {
         "display_name": display_terms,
         "tags": tag_terms,

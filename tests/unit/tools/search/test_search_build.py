@@ -27,6 +27,7 @@ from forge.tools.importers.normalize import normalize_schema
 from forge.tools.model.tool import Tool
 from forge.tools.search import _embedding, _tokens
 from forge.tools.search._corpus import Corpus, Parts
+from forge.tools.search._glosses import glosses
 from forge.tools.search._together import toolkit_key
 from tests.conftest import corpus
 
@@ -112,7 +113,10 @@ class _Oracle:
             "category": meta.category.value,
             "params": search._parameter_text(tool),
         }
-        return {key: cls.tokenize(text) for key, text in texts.items()}
+        fields = {key: cls.tokenize(text) for key, text in texts.items()}
+        if not tool.description.isascii():  # added since: a description's English glosses
+            fields["description"] += cls.tokenize(glosses(tool.description))
+        return fields
 
     @classmethod
     def semantic_text(cls, tool: Tool) -> str:

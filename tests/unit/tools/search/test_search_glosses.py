@@ -168,3 +168,21 @@ def test_the_dictionary_is_read_once_by_many_threads(monkeypatch: pytest.MonkeyP
         thread.join()
     assert reads == [1]
     assert found == [{"天气": ["weather"]}] * 8
+
+
+def test_an_english_request_finds_a_tool_described_in_chinese() -> None:
+    """The tools' names say nothing: only their Chinese descriptions' glosses can match."""
+    described = {
+        "tool_a": "发送电子邮件给收件人",
+        "tool_b": "把文本翻译成另一种语言",
+        "tool_c": "查询城市的天气预报",
+        "tool_d": "预订酒店房间",
+        "tool_e": "播放音乐",
+    }
+    registry = ToolRegistry([from_record({"name": n, "description": d, "handler": lambda a: a})
+                             for n, d in described.items()])  # fmt: skip
+    assert names(registry, "send an email to my boss", limit=1) == ["tool_a"]
+    assert names(registry, "translate this text", limit=1) == ["tool_b"]
+    assert names(registry, "weather forecast for Paris", limit=1) == ["tool_c"]
+    assert names(registry, "book a hotel room", limit=1) == ["tool_d"]
+    assert names(registry, "查一下天气", limit=1) == ["tool_c"]  # Chinese still matches
